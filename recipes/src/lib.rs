@@ -1,0 +1,14 @@
+//! Recipes as sans-IO state machines over zksim's vocabulary.
+//!
+//! Every recipe is a [`zksim::Client`] whose events are [`AppEvent`]s: the
+//! checker reads those to judge exclusion, fairness, herds and liveness.
+//! [`registry`] lists them all by name.
+
+pub mod event;
+pub mod idle;
+pub mod registry;
+pub mod workload;
+
+pub use event::AppEvent;
+pub use registry::{AnyRecipe, Family, Recipe, RecipeInfo, RecipeParams, RECIPES};
+pub use workload::Workload;

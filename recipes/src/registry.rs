@@ -1,0 +1,106 @@
+//! Every recipe by name: what `zkcheck list` prints and what a scenario's
+//! `recipe = "…"` selects.
+//!
+//! Recipes are gathered in one enum, [`AnyRecipe`], so that a world of mixed
+//! or chosen-at-runtime recipes is still a plain `Clone + Hash + Eq` value
+//! (no trait objects in the model). Adding a recipe is one line in the
+//! `registry!` invocation at the bottom.
+
+use zksim::{Client, Cx, OpId, Reply, SessionEvent, WatchedEvent};
+
+use crate::{AppEvent, Workload};
+
+/// What a recipe is for; tells the checker which monitors apply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Family {
+    /// Exclusive lock.
+    Lock,
+    /// Read/write lock: `Acquired { shared }` tells which side.
+    RwLock,
+    /// Distributed queue: `Offered` / `Taken`.
+    Queue,
+    /// Leader election: `Elected` / `Abdicated`.
+    Election,
+}
+
+/// Everything a recipe client is built from.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct RecipeParams {
+    /// This client's index in the run (0-based).
+    pub client: usize,
+    /// How many clients the run has.
+    pub clients: usize,
+    /// The recipe's root node (e.g. `/lock`); created by the recipe if missing.
+    pub root: String,
+    pub workload: Workload,
+}
+
+/// A recipe: a sans-IO client that reports [`AppEvent`]s.
+pub trait Recipe: Client<Event = AppEvent> {
+    fn new(params: &RecipeParams) -> Self;
+}
+
+/// One line of `zkcheck list`.
+#[derive(Clone, Copy, Debug)]
+pub struct RecipeInfo {
+    /// The name scenarios use.
+    pub name: &'static str,
+    pub family: Family,
+    /// Where it comes from: `zkcheck` for our own recipes, or the seed article (e.g. `seed 004`).
+    pub origin: &'static str,
+    /// One sentence: what it does and, for a port, what bug it is known for.
+    pub summary: &'static str,
+    pub build: fn(&RecipeParams) -> AnyRecipe,
+}
+
+/// Look a recipe up by name.
+pub fn find(name: &str) -> Option<&'static RecipeInfo> {
+    RECIPES.iter().find(|r| r.name == name)
+}
+
+macro_rules! registry {
+    ($( $variant:ident($ty:ty) = $name:literal, $family:ident, $origin:literal, $summary:literal; )*) => {
+        /// Any registered recipe (enum dispatch keeps the world a plain value).
+        #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+        pub enum AnyRecipe { $( $variant($ty), )* }
+
+        impl Client for AnyRecipe {
+            type Event = AppEvent;
+            fn start(&mut self, cx: &mut Cx<AppEvent>) {
+                match self { $( AnyRecipe::$variant(r) => r.start(cx), )* }
+            }
+            fn on_reply(&mut self, op: OpId, reply: Reply, cx: &mut Cx<AppEvent>) {
+                match self { $( AnyRecipe::$variant(r) => r.on_reply(op, reply, cx), )* }
+            }
+            fn on_watch(&mut self, event: WatchedEvent, cx: &mut Cx<AppEvent>) {
+                match self { $( AnyRecipe::$variant(r) => r.on_watch(event, cx), )* }
+            }
+            fn on_session(&mut self, event: SessionEvent, cx: &mut Cx<AppEvent>) {
+                match self { $( AnyRecipe::$variant(r) => r.on_session(event, cx), )* }
+            }
+            fn on_timer(&mut self, cx: &mut Cx<AppEvent>) {
+                match self { $( AnyRecipe::$variant(r) => r.on_timer(cx), )* }
+            }
+            fn is_done(&self) -> bool {
+                match self { $( AnyRecipe::$variant(r) => r.is_done(), )* }
+            }
+        }
+
+        /// All recipes, in `zkcheck list` order.
+        pub static RECIPES: &[RecipeInfo] = &[ $(
+            RecipeInfo {
+                name: $name,
+                family: Family::$family,
+                origin: $origin,
+                summary: $summary,
+                build: |p| AnyRecipe::$variant(<$ty as Recipe>::new(p)),
+            },
+        )* ];
+    };
+}
+
+// One line per recipe:
+//   Variant(Type) = "name", Family, "origin", "summary";
+registry! {
+    Idle(crate::idle::Idle) = "idle", Lock, "zkcheck", "Does nothing and finishes at once (a placeholder for tests of the checker itself).";
+}

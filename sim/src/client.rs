@@ -1,0 +1,152 @@
+//! The sans-IO interface between the ensemble and one client's logic.
+//!
+//! A client never blocks and never sees the network: the world calls one of
+//! its handlers with an input and the client answers through [`Cx`] with ops
+//! to send, application events to record, a timer and session requests.
+//! The same client runs under the simulator, the exhaustive explorer and a
+//! real ZooKeeper driver.
+
+use std::fmt::Debug;
+use std::hash::Hash;
+
+use crate::proto::{Op, Reply, SessionEvent, SessionId, Tick, WatchedEvent};
+
+/// Identifies one request of one client; allocated by [`Cx::send`], unique
+/// for the client's whole life (across sessions).
+pub type OpId = u32;
+
+/// One client's logic. A client is a value: the world clones, hashes and
+/// compares it, so everything it remembers must live in `self`.
+pub trait Client: Clone + Hash + Eq + Debug {
+    /// What the client reports to whoever watches the run (for a lock:
+    /// `Requested`, `Acquired`, …). Sim records them and never reads them.
+    type Event: Clone + Hash + Eq + Debug;
+
+    /// Called once, when the client's first session is connected.
+    fn start(&mut self, cx: &mut Cx<Self::Event>);
+    /// The reply to op `op` (or `ConnectionLoss`/`SessionExpired` for it).
+    fn on_reply(&mut self, op: OpId, reply: Reply, cx: &mut Cx<Self::Event>);
+    /// A node watch fired.
+    fn on_watch(&mut self, event: WatchedEvent, cx: &mut Cx<Self::Event>);
+    /// The connection state changed.
+    fn on_session(&mut self, event: SessionEvent, cx: &mut Cx<Self::Event>);
+    /// The timer set with [`Cx::after`] is due.
+    fn on_timer(&mut self, cx: &mut Cx<Self::Event>);
+    /// The client has finished its work: it will send nothing more by itself.
+    fn is_done(&self) -> bool;
+}
+
+/// What a client asks of the world while handling one input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cx<E> {
+    now: Tick,
+    session: SessionId,
+    next_op: OpId,
+    pub(crate) sent: Vec<(OpId, Op)>,
+    pub(crate) events: Vec<E>,
+    pub(crate) timer: TimerRequest,
+    pub(crate) session_request: Option<SessionRequest>,
+}
+
+/// What a handler did to the client's single timer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TimerRequest {
+    Keep,
+    Cancel,
+    /// Fire at this absolute tick.
+    At(Tick),
+}
+
+/// Session-level requests a client can make.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SessionRequest {
+    /// `ZooKeeper.close()`: a `closeSession` transaction; ephemerals go at once.
+    Close,
+    /// Open a fresh session (after `Expired`, like Curator's client does).
+    /// The old handle is dead; the new session gets `start`-less
+    /// `SyncConnected` through [`Client::on_session`].
+    Reopen,
+}
+
+impl<E> Cx<E> {
+    /// A context for one handler call. `next_op` is the client's op counter.
+    pub fn new(now: Tick, session: SessionId, next_op: OpId) -> Self {
+        Cx {
+            now,
+            session,
+            next_op,
+            sent: Vec::new(),
+            events: Vec::new(),
+            timer: TimerRequest::Keep,
+            session_request: None,
+        }
+    }
+    /// Current simulated time.
+    pub fn now(&self) -> Tick {
+        self.now
+    }
+    /// The id of the client's current session (for GUID-tagged names).
+    pub fn session_id(&self) -> SessionId {
+        self.session
+    }
+    /// Queue `op` on the connection; its reply will come to `on_reply` with the returned id.
+    pub fn send(&mut self, op: Op) -> OpId {
+        let id = self.next_op;
+        self.next_op += 1;
+        self.sent.push((id, op));
+        id
+    }
+    /// Record an application event.
+    pub fn emit(&mut self, event: E) {
+        self.events.push(event);
+    }
+    /// (Re)arm the client's single timer to fire `ticks` from now.
+    pub fn after(&mut self, ticks: Tick) {
+        self.timer = TimerRequest::At(self.now + ticks);
+    }
+    /// Disarm the timer.
+    pub fn cancel_timer(&mut self) {
+        self.timer = TimerRequest::Cancel;
+    }
+    /// Close the session (`ZooKeeper.close()`).
+    pub fn close_session(&mut self) {
+        self.session_request = Some(SessionRequest::Close);
+    }
+    /// Open a new session in place of an expired one.
+    pub fn reopen_session(&mut self) {
+        self.session_request = Some(SessionRequest::Reopen);
+    }
+
+    /// The op counter after this call, to store back into the client's slot.
+    pub fn next_op(&self) -> OpId {
+        self.next_op
+    }
+    /// Ops sent during this call, in order.
+    pub fn sent(&self) -> &[(OpId, Op)] {
+        &self.sent
+    }
+    /// Events emitted during this call, in order.
+    pub fn events(&self) -> &[E] {
+        &self.events
+    }
+    /// Take what a driver needs after a handler returns.
+    pub fn into_parts(self) -> CxOutput<E> {
+        CxOutput {
+            next_op: self.next_op,
+            sent: self.sent,
+            events: self.events,
+            timer: self.timer,
+            session_request: self.session_request,
+        }
+    }
+}
+
+/// Everything a handler call produced, for drivers (the world, the real-server driver, tests).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CxOutput<E> {
+    pub next_op: OpId,
+    pub sent: Vec<(OpId, Op)>,
+    pub events: Vec<E>,
+    pub timer: TimerRequest,
+    pub session_request: Option<SessionRequest>,
+}

@@ -1,0 +1,32 @@
+//! zksim: a deterministic, in-memory ZooKeeper ensemble.
+//!
+//! The whole ensemble — data trees of a leader and its followers, the
+//! committed log, sessions, connections with their in-flight messages, the
+//! clients' own state, simulated time and the fault budget — is one value,
+//! [`World`], that is `Clone + Hash + Eq`. It lists the events enabled in its
+//! current state in a deterministic order and applies the one a scheduler
+//! picks. Nothing here knows about locks or properties: recipes plug in
+//! through [`Client`], checkers drive [`World::enabled`] and [`World::step`].
+//!
+//! The rules it follows are ZooKeeper 3.8's, listed with ids (S1…) in
+//! `docs/ZK-SEMANTICS.md`; `tests/rules.rs` has one test per rule.
+
+pub mod client;
+pub mod path;
+pub mod proto;
+pub mod tree;
+pub mod watch;
+pub mod world;
+
+pub use client::{Client, Cx, CxOutput, OpId, SessionRequest, TimerRequest};
+pub use proto::{
+    CreateMode, EventType, Op, Reply, Response, SessionEvent, SessionId, Stat, Tick,
+    WatchedEvent, ZkError, Zxid,
+};
+pub use tree::DataTree;
+pub use world::{
+    ClientId, Config, Delivery, Event, Fault, FaultBudget, Happening, ServerId, World,
+};
+
+/// Simulated milliseconds per tick (ZooKeeper's `tickTime` in our tests is 100 ms).
+pub const TICK_MS: i64 = 100;

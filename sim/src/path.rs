@@ -1,0 +1,3 @@
+//! Path validation (`common/PathUtils.validatePath`), rule S1/S2.
+//!
+//! CONTRACT STUB — being written.
