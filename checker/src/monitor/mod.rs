@@ -1,0 +1,52 @@
+//! Property monitors: each consumes the history as it grows and keeps a
+//! small state inside the model, so a violation stops the run at the first
+//! bad step and visited-state dedup stays sound.
+//!
+//! CONTRACT STUB — the trait is fixed; monitors are being written.
+
+use zkrecipes::{AnyRecipe, AppEvent};
+use zksim::{Happening, World};
+
+/// The world the checker explores.
+pub type Sim = World<AnyRecipe>;
+/// One step's history.
+pub type StepLog = [Happening<AppEvent>];
+
+/// Every property zkcheck can judge, by the name scenarios use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Property {
+    /// `mutex`: never two clients that both believe they hold the lock.
+    MutualExclusion,
+    /// `fenced-mutex`: the protected resource never accepts a write out of fence order.
+    FencedExclusion,
+    /// `fifo`: clients acquire in the order they enqueued.
+    Fifo,
+    /// `herd`: each release wakes at most one waiter.
+    NoHerd,
+    /// `liveness`: every client that asked eventually acquires and finishes.
+    Liveness,
+    /// `leaks`: no recipe znode is left once every client has finished.
+    NoLeaks,
+    /// `queue`: every offered item is taken exactly once, in order.
+    QueueSafety,
+    /// `election`: at most one leader at a time, and a leader emerges.
+    Election,
+}
+
+/// A property broken at some step, with the words that explain it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Violation {
+    pub property: Property,
+    /// What happened, for a reader of the recipe's article: which client,
+    /// which node, which event, why it breaks the property.
+    pub explanation: String,
+}
+
+/// One property's watcher. Lives in the explored state: `Clone + Hash + Eq`.
+pub trait Monitor: Clone + std::hash::Hash + Eq + std::fmt::Debug {
+    /// Look at what one step did (the world is already after the step).
+    fn observe(&mut self, world: &Sim, step: &StepLog) -> Result<(), Violation>;
+    /// The run ended (no event enabled, or the step bound reached):
+    /// judge what can only be judged at the end (liveness, leaks).
+    fn finish(&mut self, world: &Sim) -> Result<(), Violation>;
+}
