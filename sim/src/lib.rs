@@ -12,8 +12,10 @@
 //! `docs/ZK-SEMANTICS.md`; `tests/rules.rs` has one test per rule.
 
 pub mod client;
+pub mod fingerprint;
 pub mod path;
 pub mod proto;
+pub mod script;
 pub mod tree;
 pub mod watch;
 pub mod world;
