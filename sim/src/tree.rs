@@ -15,6 +15,7 @@
 //! counted. [`Node::stat`] always holds the client-visible Stat.
 
 mod apply;
+mod java_order;
 mod prepare;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -49,6 +50,10 @@ pub struct Node {
     /// Sequential-suffix counter of this node as a parent (S5): advanced by
     /// creates only, while `stat.cversion` is advanced by creates and deletes.
     pub seq_counter: i32,
+    /// Length of the Java `HashSet` table that holds the children on a real
+    /// server (0 before the first child): it decides the order in which
+    /// `getChildren` lists them (S30, see [`DataTree::children_in_server_order`]).
+    pub child_table_len: u32,
 }
 
 impl Node {
@@ -58,7 +63,17 @@ impl Node {
             stat,
             children: BTreeSet::new(),
             seq_counter: 0,
+            child_table_len: 0,
         }
+    }
+
+    /// Add a child name, growing the Java table as `HashSet.add` would.
+    fn add_child(&mut self, name: &str) {
+        if self.children.insert(name.to_string()) {
+            self.child_table_len =
+                java_order::grown_table_len(self.child_table_len, self.children.len());
+        }
+        self.refresh_stat();
     }
 
     /// Recompute the derived Stat fields after a change of children or data.
@@ -148,8 +163,7 @@ impl DataTree {
         for path in &SYSTEM_NODES[1..] {
             let (parent, name) = crate::path::split(path);
             let parent = tree.nodes.get_mut(parent).expect("system parent");
-            parent.children.insert(name.to_string());
-            parent.refresh_stat();
+            parent.add_child(name);
         }
         tree
     }
@@ -207,13 +221,32 @@ impl DataTree {
             Op::GetChildren { path, .. } => {
                 let node = self.nodes.get(path).ok_or(ZkError::NoNode)?;
                 Ok(Response::Children {
-                    names: node.children.iter().cloned().collect(),
+                    names: self.children_in_server_order(path, node),
                     stat: node.stat,
                 })
             }
             Op::Sync { .. } => Ok(Response::Synced),
             _ => Err(ZkError::Unimplemented),
         }
+    }
+
+    /// The children of `node` (at `path`) in the order a real server lists
+    /// them: Java `HashSet` order, by bucket and then insertion (see
+    /// `tree/java_order.rs`). Not sorted — recipes must sort (S30).
+    fn children_in_server_order(&self, path: &str, node: &Node) -> Vec<String> {
+        let mut keyed: Vec<(u32, Zxid, &String)> = node
+            .children
+            .iter()
+            .map(|name| {
+                let czxid = self
+                    .nodes
+                    .get(&crate::path::join(path, name))
+                    .map_or(0, |child| child.stat.czxid);
+                (java_order::bucket(name, node.child_table_len), czxid, name)
+            })
+            .collect();
+        keyed.sort_unstable();
+        keyed.into_iter().map(|(_, _, name)| name.clone()).collect()
     }
 
     pub fn get(&self, path: &str) -> Option<&Node> {

@@ -342,6 +342,27 @@ fn s06_counter_is_a_java_int() {
         created_path(s.write(S1, create("/w/m-", PersistentSequential))),
         "/w/m--2147483648"
     );
+    // Inside one multi, the second create sees the first one's change record
+    // (counter wrapped to i32::MIN), so two names straddle the wrap.
+    s.write(S1, delete("/w/n-2147483647", -1)).unwrap();
+    assert!(s.tree.set_seq_counter("/w", i32::MAX));
+    let reply = s.write(
+        S1,
+        Op::Multi(vec![
+            create("/w/k-", PersistentSequential),
+            create("/w/k-", PersistentSequential),
+        ]),
+    );
+    let Ok(Response::Multi(results)) = reply else {
+        panic!("{reply:?}")
+    };
+    let names: Vec<String> = results.into_iter().map(created_path).collect();
+    assert_eq!(names, vec!["/w/k-2147483647", "/w/k--2147483648"]);
+    assert_eq!(
+        s.tree.get("/w").unwrap().seq_counter,
+        i32::MAX,
+        "the tree keeps the larger counter"
+    );
     assert!(s.tree.set_seq_counter("/w", -1));
     assert_eq!(
         created_path(s.write(S1, create("/w/m-", PersistentSequential))),
@@ -690,7 +711,7 @@ fn s25_set_watches_replays_missed_events() {
 }
 
 #[test]
-fn s30_get_children_returns_names_with_parent_stat() {
+fn s30_get_children_returns_names_in_java_hash_order() {
     let mut s = Server::new();
     s.write(S1, create("/l", Persistent)).unwrap();
     for p in ["/l/write-", "/l/read-", "/l/write-"] {
@@ -705,7 +726,37 @@ fn s30_get_children_returns_names_with_parent_stat() {
         names,
         vec!["read-0000000001", "write-0000000000", "write-0000000002"]
     );
-    assert!(names.iter().all(|n| !n.contains('/')));
+
+    // Names come in the server's HashSet order, not sorted. The expected
+    // lists are what Java 17 prints for `new ArrayList<>(set)` of a
+    // `new HashSet<>(8)` filled the same way (DataNode's children set).
+    let mut s = Server::new();
+    s.write(S1, create("/q", Persistent)).unwrap();
+    for _ in 0..5 {
+        s.write(S1, create("/q/lock-", PersistentSequential))
+            .unwrap();
+    }
+    let lock = |i: u32| format!("lock-{i:010}");
+    let order = |s: &mut Server| match s.read(S1, get_children("/q", false)) {
+        Ok(Response::Children { names, .. }) => names,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(order(&mut s), [1, 0, 4, 3, 2].map(lock));
+    for _ in 5..10 {
+        s.write(S1, create("/q/lock-", PersistentSequential))
+            .unwrap();
+    }
+    // The 7th child grew the table from 8 to 16 buckets.
+    assert_eq!(order(&mut s), [9, 8, 7, 6, 1, 0, 5, 4, 3, 2].map(lock));
+    // Removing and re-adding moves a name to the end of its bucket.
+    s.write(S1, delete("/q/lock-0000000003", -1)).unwrap();
+    s.write(S1, create("/q/x-0000000010", Persistent)).unwrap();
+    s.write(S1, create("/q/lock-0000000003", Persistent))
+        .unwrap();
+    let mut expected: Vec<String> = [9, 8, 7, 6, 1, 0, 5, 4].map(lock).to_vec();
+    expected.extend(["x-0000000010".to_string(), lock(3), lock(2)]);
+    assert_eq!(order(&mut s), expected);
+    assert_eq!(s.children("/zookeeper"), vec!["config", "quota"]);
 }
 
 #[test]

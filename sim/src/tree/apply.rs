@@ -77,8 +77,7 @@ fn create_node(
         parent.seq_counter = new_counter;
         parent.stat.pzxid = zxid;
     }
-    parent.children.insert(name.to_string());
-    parent.refresh_stat();
+    parent.add_child(name);
 
     let stat = Stat {
         czxid: zxid,

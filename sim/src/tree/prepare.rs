@@ -7,10 +7,105 @@
 //! - delete: path → not a system node → parent exists → node exists →
 //!   version → no children;
 //! - setData: path → node exists → ACL → version.
+//!
+//! The server checks against `ChangeRecord`s — the few Stat fields that
+//! matter, as changed by requests prepared but not yet applied — not against
+//! the tree itself. [`Record`] is that record, and a multi is prepared
+//! against an [`Overlay`] of records its earlier ops changed, exactly as
+//! `pRequest2Txn` sees the change records its earlier ops added.
+
+use std::collections::BTreeMap;
 
 use super::{DataTree, Txn, CONFIG_NODE, MAX_DATA_LEN};
 use crate::path::{split, validate_create_path, validate_path, validate_request};
 use crate::proto::{CreateMode, Op, Response, SessionId, ZkError};
+
+/// What preparation needs to know about a node (`ZooKeeperServer.ChangeRecord`).
+#[derive(Clone, Copy, Debug)]
+struct Record {
+    version: i32,
+    ephemeral_owner: SessionId,
+    child_count: usize,
+    /// The persisted create counter (`StatPersisted.cversion`).
+    seq_counter: i32,
+}
+
+/// Where preparation looks nodes up.
+trait Records {
+    fn record(&self, path: &str) -> Option<Record>;
+}
+
+impl Records for DataTree {
+    fn record(&self, path: &str) -> Option<Record> {
+        self.nodes.get(path).map(|n| Record {
+            version: n.stat.version,
+            ephemeral_owner: n.stat.ephemeral_owner,
+            child_count: n.children.len(),
+            seq_counter: n.seq_counter,
+        })
+    }
+}
+
+/// The tree as changed by the earlier ops of one multi. `None` marks a
+/// node deleted by the multi.
+struct Overlay<'a> {
+    base: &'a DataTree,
+    changed: BTreeMap<String, Option<Record>>,
+}
+
+impl Records for Overlay<'_> {
+    fn record(&self, path: &str) -> Option<Record> {
+        match self.changed.get(path) {
+            Some(changed) => *changed,
+            None => self.base.record(path),
+        }
+    }
+}
+
+impl Overlay<'_> {
+    /// Record what `txn` (just prepared against this overlay) changes, as
+    /// `pRequest2Txn` adds change records. Note that a create sets the
+    /// parent's counter to `counter + 1` even past the i32 wrap, where the
+    /// tree itself would keep the old counter (S6).
+    fn add(&mut self, txn: &Txn) {
+        match txn {
+            Txn::Create {
+                path,
+                ephemeral_owner,
+                ..
+            } => {
+                let parent_path = split(path).0;
+                if let Some(mut parent) = self.record(parent_path) {
+                    parent.child_count += 1;
+                    parent.seq_counter = parent.seq_counter.wrapping_add(1);
+                    self.changed.insert(parent_path.to_string(), Some(parent));
+                }
+                let node = Record {
+                    version: 0,
+                    ephemeral_owner: *ephemeral_owner,
+                    child_count: 0,
+                    seq_counter: 0,
+                };
+                self.changed.insert(path.clone(), Some(node));
+            }
+            Txn::Delete { path } => {
+                let parent_path = split(path).0;
+                if let Some(mut parent) = self.record(parent_path) {
+                    parent.child_count = parent.child_count.saturating_sub(1);
+                    self.changed.insert(parent_path.to_string(), Some(parent));
+                }
+                self.changed.insert(path.clone(), None);
+            }
+            Txn::SetData { path, version, .. } => {
+                if let Some(mut node) = self.record(path) {
+                    node.version = *version;
+                    self.changed.insert(path.clone(), Some(node));
+                }
+            }
+            _ => {}
+        }
+    }
+}
 
 pub(super) fn prepare(tree: &DataTree, session: SessionId, op: &Op) -> Txn {
     match op {
@@ -19,21 +114,21 @@ pub(super) fn prepare(tree: &DataTree, session: SessionId, op: &Op) -> Txn {
     }
 }
 
-fn prepare_single(tree: &DataTree, session: SessionId, op: &Op) -> Result<Txn, ZkError> {
+fn prepare_single(view: &impl Records, session: SessionId, op: &Op) -> Result<Txn, ZkError> {
     match op {
-        Op::Create { path, data, mode } => prepare_create(tree, session, path, data, *mode),
-        Op::Delete { path, version } => prepare_delete(tree, path, *version),
+        Op::Create { path, data, mode } => prepare_create(view, session, path, data, *mode),
+        Op::Delete { path, version } => prepare_delete(view, path, *version),
         Op::SetData {
             path,
             data,
             version,
-        } => prepare_set_data(tree, path, data, *version),
+        } => prepare_set_data(view, path, data, *version),
         _ => Err(ZkError::Unimplemented),
     }
 }
 
 fn prepare_create(
-    tree: &DataTree,
+    view: &impl Records,
     session: SessionId,
     path: &str,
     data: &[u8],
@@ -42,7 +137,7 @@ fn prepare_create(
     validate_create_path(path, mode)?;
     check_data_len(data)?;
     let (parent_path, _) = split(path);
-    let parent = tree.nodes.get(parent_path).ok_or(ZkError::NoNode)?;
+    let parent = view.record(parent_path).ok_or(ZkError::NoNode)?;
     if parent_path == CONFIG_NODE {
         return Err(ZkError::NoAuth);
     }
@@ -54,10 +149,10 @@ fn prepare_create(
         path.to_string()
     };
     validate_path(&path)?;
-    if tree.nodes.contains_key(&path) {
+    if view.record(&path).is_some() {
         return Err(ZkError::NodeExists);
     }
-    if parent.stat.ephemeral_owner != 0 {
+    if parent.ephemeral_owner != 0 {
         return Err(ZkError::NoChildrenForEphemerals);
     }
     Ok(Txn::Create {
@@ -67,7 +162,7 @@ fn prepare_create(
     })
 }
 
-fn prepare_delete(tree: &DataTree, path: &str, version: i32) -> Result<Txn, ZkError> {
+fn prepare_delete(view: &impl Records, path: &str, version: i32) -> Result<Txn, ZkError> {
     validate_path(path)?;
     // `getParentPathAndValidate`: `/`, `/zookeeper` and its two system
     // children can never be deleted.
@@ -75,10 +170,10 @@ fn prepare_delete(tree: &DataTree, path: &str, version: i32) -> Result<Txn, ZkEr
         return Err(ZkError::BadArguments);
     }
     let (parent_path, _) = split(path);
-    tree.nodes.get(parent_path).ok_or(ZkError::NoNode)?;
-    let node = tree.nodes.get(path).ok_or(ZkError::NoNode)?;
-    check_version(node.stat.version, version)?;
-    if !node.children.is_empty() {
+    view.record(parent_path).ok_or(ZkError::NoNode)?;
+    let node = view.record(path).ok_or(ZkError::NoNode)?;
+    check_version(node.version, version)?;
+    if node.child_count > 0 {
         return Err(ZkError::NotEmpty);
     }
     Ok(Txn::Delete {
@@ -87,24 +182,24 @@ fn prepare_delete(tree: &DataTree, path: &str, version: i32) -> Result<Txn, ZkEr
 }
 
 fn prepare_set_data(
-    tree: &DataTree,
+    view: &impl Records,
     path: &str,
     data: &[u8],
     version: i32,
 ) -> Result<Txn, ZkError> {
     validate_path(path)?;
     check_data_len(data)?;
-    let node = tree.nodes.get(path).ok_or(ZkError::NoNode)?;
+    let node = view.record(path).ok_or(ZkError::NoNode)?;
     if path == CONFIG_NODE {
         return Err(ZkError::NoAuth);
     }
-    check_version(node.stat.version, version)?;
+    check_version(node.version, version)?;
     Ok(Txn::SetData {
         path: path.to_string(),
         data: data.to_vec(),
         // 3.8.0 lets the data version wrap like any Java int (the skip over
         // -1 of ZOOKEEPER-4743 came later).
-        version: node.stat.version.wrapping_add(1),
+        version: node.version.wrapping_add(1),
     })
 }
 
@@ -132,23 +227,22 @@ fn check_data_len(data: &[u8]) -> Result<(), ZkError> {
 fn prepare_multi(tree: &DataTree, session: SessionId, ops: &[Op]) -> Txn {
     // What the Java client refuses before sending: a read or a nested multi
     // inside, or an invalid path. The whole call fails at once.
-    if let Err(e) = validate_request(&Op::Multi(ops.to_vec())) {
+    let client_check = ops.iter().try_for_each(|op| match op {
+        Op::Create { .. } | Op::Delete { .. } | Op::SetData { .. } => validate_request(op),
+        _ => Err(ZkError::BadArguments),
+    });
+    if let Err(e) = client_check {
         return Txn::Error(Err(e));
     }
-    // The state as changed by earlier ops of this multi. Zxid and time do
-    // not matter to preparation, only existence, versions and counters.
-    let mut scratch: Option<DataTree> = None;
+    let mut overlay = Overlay {
+        base: tree,
+        changed: BTreeMap::new(),
+    };
     let mut txns = Vec::with_capacity(ops.len());
     for (i, op) in ops.iter().enumerate() {
-        let view = scratch.as_ref().unwrap_or(tree);
-        match prepare_single(view, session, op) {
+        match prepare_single(&overlay, session, op) {
             Ok(txn) => {
-                if i + 1 < ops.len() {
-                    let s = scratch.get_or_insert_with(|| tree.clone());
-                    let mut ignored = Vec::new();
-                    // A txn just prepared against `s` always applies.
-                    let _ = super::apply::apply(s, 0, 0, &txn, &mut ignored);
-                }
+                overlay.add(&txn);
                 txns.push(txn);
             }
             Err(e) => {
