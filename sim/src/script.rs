@@ -66,7 +66,13 @@ pub struct Scripted {
 
 impl Scripted {
     pub fn new(steps: Vec<Step>) -> Self {
-        Scripted { steps, next: 0, wait: Wait::Nothing, sent: Vec::new(), seen: Vec::new() }
+        Scripted {
+            steps,
+            next: 0,
+            wait: Wait::Nothing,
+            sent: Vec::new(),
+            seen: Vec::new(),
+        }
     }
     /// Send `ops` one after another, each once the previous one is answered.
     pub fn sequential(ops: impl IntoIterator<Item = Op>) -> Self {
@@ -125,7 +131,9 @@ impl Scripted {
     /// Run steps until one has to wait.
     fn advance(&mut self, cx: &mut Cx<Observed>) {
         while self.wait == Wait::Nothing {
-            let Some(step) = self.steps.get(self.next).cloned() else { return };
+            let Some(step) = self.steps.get(self.next).cloned() else {
+                return;
+            };
             self.next += 1;
             match step {
                 Step::Send(op) => {

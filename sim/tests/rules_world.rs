@@ -13,7 +13,10 @@ use zksim::{
 };
 
 fn watch(kind: EventType, path: &str) -> Observed {
-    Observed::Watch(WatchedEvent { kind, path: path.into() })
+    Observed::Watch(WatchedEvent {
+        kind,
+        path: path.into(),
+    })
 }
 
 fn is_ok(o: &Observed) -> bool {
@@ -40,16 +43,25 @@ fn s14_exists_watch_on_missing_node_fires_node_created() {
     // Client 0 watches a missing node; client 1 creates it later.
     let mut sim = Sim::scripts(
         1,
-        vec![vec![Step::Send(exists("/a", true)), Step::WaitWatch], vec![Step::Send(persistent("/a"))]],
+        vec![
+            vec![Step::Send(exists("/a", true)), Step::WaitWatch],
+            vec![Step::Send(persistent("/a"))],
+        ],
     );
     sim.request(0);
     sim.receive(0);
     assert!(matches!(
         sim.seen(0)[0],
-        Observed::Reply { reply: Ok(Response::Exists(None)), .. }
+        Observed::Reply {
+            reply: Ok(Response::Exists(None)),
+            ..
+        }
     ));
     sim.settle();
-    assert_eq!(notifications(&sim, 0), vec![watch(EventType::NodeCreated, "/a")]);
+    assert_eq!(
+        notifications(&sim, 0),
+        vec![watch(EventType::NodeCreated, "/a")]
+    );
     assert!(zksim::Client::is_done(sim.client(0)));
 }
 
@@ -58,8 +70,15 @@ fn s15_get_data_and_get_children_set_no_watch_on_missing_node() {
     let mut sim = Sim::scripts(
         1,
         vec![
-            vec![Step::Send(get_data("/a", true)), Step::Send(children("/a", true))],
-            vec![Step::Send(persistent("/a")), Step::Send(persistent("/a/x")), Step::Send(set_data("/a", b"v"))],
+            vec![
+                Step::Send(get_data("/a", true)),
+                Step::Send(children("/a", true)),
+            ],
+            vec![
+                Step::Send(persistent("/a")),
+                Step::Send(persistent("/a/x")),
+                Step::Send(set_data("/a", b"v")),
+            ],
         ],
     );
     sim.request(0);
@@ -70,7 +89,11 @@ fn s15_get_data_and_get_children_set_no_watch_on_missing_node() {
     assert_eq!(err_of(&sim.seen(0)[1]), Some(ZkError::NoNode));
     assert!(sim.world.client_watches(0).is_empty());
     sim.settle();
-    assert_eq!(notifications(&sim, 0), vec![], "no watch was set, none may fire");
+    assert_eq!(
+        notifications(&sim, 0),
+        vec![],
+        "no watch was set, none may fire"
+    );
 }
 
 #[test]
@@ -94,7 +117,12 @@ fn s16_triggers_for_create_set_and_delete() {
             ],
         ],
     );
-    sim.run_while(|e| matches!(e, Event::Request { client: 0 } | Event::Receive { client: 0 }));
+    sim.run_while(|e| {
+        matches!(
+            e,
+            Event::Request { client: 0 } | Event::Receive { client: 0 }
+        )
+    });
     assert_eq!(sim.seen(0).len(), 6);
     assert!(sim.seen(0).iter().all(is_ok));
     sim.settle();
@@ -129,10 +157,18 @@ fn s16_deleted_node_with_data_and_child_watch_notifies_once() {
             vec![Step::Sleep(1), Step::Send(delete("/a"))],
         ],
     );
-    sim.run_while(|e| matches!(e, Event::Request { client: 0 } | Event::Receive { client: 0 }));
+    sim.run_while(|e| {
+        matches!(
+            e,
+            Event::Request { client: 0 } | Event::Receive { client: 0 }
+        )
+    });
     sim.ticks(1);
     sim.settle();
-    assert_eq!(notifications(&sim, 0), vec![watch(EventType::NodeDeleted, "/a")]);
+    assert_eq!(
+        notifications(&sim, 0),
+        vec![watch(EventType::NodeDeleted, "/a")]
+    );
     assert!(sim.world.client_watches(0).is_empty());
 }
 
@@ -141,14 +177,30 @@ fn s17_same_watch_twice_fires_once_and_only_once() {
     let mut sim = Sim::scripts(
         1,
         vec![
-            vec![Step::Send(persistent("/a")), Step::Send(get_data("/a", true)), Step::Send(get_data("/a", true))],
-            vec![Step::Sleep(1), Step::Send(set_data("/a", b"1")), Step::Send(set_data("/a", b"2"))],
+            vec![
+                Step::Send(persistent("/a")),
+                Step::Send(get_data("/a", true)),
+                Step::Send(get_data("/a", true)),
+            ],
+            vec![
+                Step::Sleep(1),
+                Step::Send(set_data("/a", b"1")),
+                Step::Send(set_data("/a", b"2")),
+            ],
         ],
     );
-    sim.run_while(|e| matches!(e, Event::Request { client: 0 } | Event::Receive { client: 0 }));
+    sim.run_while(|e| {
+        matches!(
+            e,
+            Event::Request { client: 0 } | Event::Receive { client: 0 }
+        )
+    });
     sim.ticks(1);
     sim.settle();
-    assert_eq!(notifications(&sim, 0), vec![watch(EventType::NodeDataChanged, "/a")]);
+    assert_eq!(
+        notifications(&sim, 0),
+        vec![watch(EventType::NodeDataChanged, "/a")]
+    );
 }
 
 #[test]
@@ -160,7 +212,11 @@ fn s18_watch_event_arrives_before_reply_to_later_read() {
         2,
         vec![
             vec![Step::Sleep(1), Step::Send(set_data("/a", b"new"))],
-            vec![Step::Send(persistent("/a")), Step::SendNoWait(get_data("/a", true)), Step::SendNoWait(get_data("/a", false))],
+            vec![
+                Step::Send(persistent("/a")),
+                Step::SendNoWait(get_data("/a", true)),
+                Step::SendNoWait(get_data("/a", false)),
+            ],
         ],
     );
     assert_eq!(sim.world.server_of(1), Some(1));
@@ -176,9 +232,13 @@ fn s18_watch_event_arrives_before_reply_to_later_read() {
     sim.drain(1);
     let seen = sim.seen(1);
     assert_eq!(seen.len(), 4, "{seen:?}");
-    assert!(matches!(&seen[1], Observed::Reply { reply: Ok(Response::Data { data, .. }), .. } if data.is_empty()));
+    assert!(
+        matches!(&seen[1], Observed::Reply { reply: Ok(Response::Data { data, .. }), .. } if data.is_empty())
+    );
     assert_eq!(seen[2], watch(EventType::NodeDataChanged, "/a"));
-    assert!(matches!(&seen[3], Observed::Reply { reply: Ok(Response::Data { data, .. }), .. } if data == b"new"));
+    assert!(
+        matches!(&seen[3], Observed::Reply { reply: Ok(Response::Data { data, .. }), .. } if data == b"new")
+    );
 }
 
 #[test]
@@ -187,8 +247,16 @@ fn s19_lagging_follower_fires_watch_late() {
     let mut sim = Sim::scripts(
         2,
         vec![
-            vec![Step::Send(persistent("/a")), Step::Sleep(1), Step::Send(delete("/a"))],
-            vec![Step::Sleep(1), Step::Send(exists("/a", true)), Step::WaitWatch],
+            vec![
+                Step::Send(persistent("/a")),
+                Step::Sleep(1),
+                Step::Send(delete("/a")),
+            ],
+            vec![
+                Step::Sleep(1),
+                Step::Send(exists("/a", true)),
+                Step::WaitWatch,
+            ],
         ],
     );
     sim.request(0);
@@ -202,21 +270,33 @@ fn s19_lagging_follower_fires_watch_late() {
     sim.request(0); // delete ordered and applied at the leader
     assert!(sim.world.leader_tree().get("/a").is_none());
     assert!(sim.world.server_tree(1).get("/a").is_some());
-    assert!(!sim.is_enabled(&Event::Receive { client: 1 }), "the follower has not applied it");
+    assert!(
+        !sim.is_enabled(&Event::Receive { client: 1 }),
+        "the follower has not applied it"
+    );
     sim.apply(1);
     sim.receive(1);
-    assert_eq!(notifications(&sim, 1), vec![watch(EventType::NodeDeleted, "/a")]);
+    assert_eq!(
+        notifications(&sim, 1),
+        vec![watch(EventType::NodeDeleted, "/a")]
+    );
 }
 
 #[test]
 fn s20_session_timeout_is_clamped_to_2_and_20_ticks() {
     let long = Sim::new(
-        Config { session_timeout: 1000, ..config(1) },
+        Config {
+            session_timeout: 1000,
+            ..config(1)
+        },
         vec![zksim::script::Scripted::new(vec![])],
     );
     assert_eq!(long.world.session_timeout(), 20);
     let short = Sim::new(
-        Config { session_timeout: 1, ..config(1) },
+        Config {
+            session_timeout: 1,
+            ..config(1)
+        },
         vec![zksim::script::Scripted::new(vec![])],
     );
     assert_eq!(short.world.session_timeout(), 2);
@@ -224,7 +304,10 @@ fn s20_session_timeout_is_clamped_to_2_and_20_ticks() {
     let mut sim = Sim::new(
         Config {
             session_timeout: 1000,
-            faults: FaultBudget { crashes: 1, ..Default::default() },
+            faults: FaultBudget {
+                crashes: 1,
+                ..Default::default()
+            },
             ..config(1)
         },
         vec![zksim::script::Scripted::new(vec![Step::WaitWatch])],
@@ -242,7 +325,13 @@ fn s21_disconnect_fails_outstanding_with_connection_loss() {
     // Client 1 on follower 1: a write taken (ordered, not yet applied at
     // its server), a read taken behind it, two ops not taken yet.
     let mut sim = Sim::new(
-        Config { faults: FaultBudget { connection_drops: 1, ..Default::default() }, ..config(2) },
+        Config {
+            faults: FaultBudget {
+                connection_drops: 1,
+                ..Default::default()
+            },
+            ..config(2)
+        },
         vec![
             zksim::script::Scripted::new(vec![]),
             zksim::script::Scripted::new(vec![
@@ -266,10 +355,22 @@ fn s21_disconnect_fails_outstanding_with_connection_loss() {
     assert_eq!(
         seen[..5],
         [
-            Observed::Reply { op: sent[0], reply: Err(ZkError::ConnectionLoss) },
-            Observed::Reply { op: sent[1], reply: Err(ZkError::ConnectionLoss) },
-            Observed::Reply { op: sent[2], reply: Err(ZkError::ConnectionLoss) },
-            Observed::Reply { op: sent[3], reply: Err(ZkError::ConnectionLoss) },
+            Observed::Reply {
+                op: sent[0],
+                reply: Err(ZkError::ConnectionLoss)
+            },
+            Observed::Reply {
+                op: sent[1],
+                reply: Err(ZkError::ConnectionLoss)
+            },
+            Observed::Reply {
+                op: sent[2],
+                reply: Err(ZkError::ConnectionLoss)
+            },
+            Observed::Reply {
+                op: sent[3],
+                reply: Err(ZkError::ConnectionLoss)
+            },
             Observed::Session(SessionEvent::Disconnected),
         ]
     );
@@ -278,10 +379,16 @@ fn s21_disconnect_fails_outstanding_with_connection_loss() {
     assert!(sim.world.leader_tree().get("/a").is_some());
     assert!(sim.world.leader_tree().get("/b").is_none());
     // The request sent while disconnected waits for a connection.
-    assert!(!sim.enabled().iter().any(|e| matches!(e, Event::Request { client: 1 })));
+    assert!(!sim
+        .enabled()
+        .iter()
+        .any(|e| matches!(e, Event::Request { client: 1 })));
     sim.connect(1, 0);
     sim.receive(1);
-    assert_eq!(sim.seen(1).last(), Some(&Observed::Session(SessionEvent::SyncConnected)));
+    assert_eq!(
+        sim.seen(1).last(),
+        Some(&Observed::Session(SessionEvent::SyncConnected))
+    );
     sim.settle();
     assert!(sim.world.leader_tree().get("/c").is_some());
     assert!(zksim::Client::is_done(sim.client(1)));
@@ -289,12 +396,19 @@ fn s21_disconnect_fails_outstanding_with_connection_loss() {
 
 #[test]
 fn s21_long_pause_drops_connection_when_client_resumes() {
-    let scripts = || vec![zksim::script::Scripted::new(vec![Step::Send(persistent("/a"))])];
+    let scripts = || {
+        vec![zksim::script::Scripted::new(vec![Step::Send(persistent(
+            "/a",
+        ))])]
+    };
     // Read timeout is ceil(2/3 · 20) = 14 ticks.
     let mut sim = Sim::new(
         Config {
             pause_ticks: 14,
-            faults: FaultBudget { pauses: 1, ..Default::default() },
+            faults: FaultBudget {
+                pauses: 1,
+                ..Default::default()
+            },
             ..config(1)
         },
         scripts(),
@@ -314,14 +428,20 @@ fn s21_long_pause_drops_connection_when_client_resumes() {
     assert!(sim.world.is_session_live(session));
     sim.connect(0, 0);
     sim.drain(0);
-    assert_eq!(sim.seen(0).last(), Some(&Observed::Session(SessionEvent::SyncConnected)));
+    assert_eq!(
+        sim.seen(0).last(),
+        Some(&Observed::Session(SessionEvent::SyncConnected))
+    );
     assert_eq!(sim.world.session_of(0), session);
 
     // A shorter pause keeps the connection.
     let mut sim = Sim::new(
         Config {
             pause_ticks: 13,
-            faults: FaultBudget { pauses: 1, ..Default::default() },
+            faults: FaultBudget {
+                pauses: 1,
+                ..Default::default()
+            },
             ..config(1)
         },
         scripts(),
@@ -337,7 +457,10 @@ fn s22_expiry_deletes_ephemerals_at_once_firing_other_sessions_watches() {
     let mut sim = Sim::new(
         Config {
             pause_ticks: 30,
-            faults: FaultBudget { pauses: 1, ..Default::default() },
+            faults: FaultBudget {
+                pauses: 1,
+                ..Default::default()
+            },
             ..config(2)
         },
         vec![
@@ -346,21 +469,36 @@ fn s22_expiry_deletes_ephemerals_at_once_firing_other_sessions_watches() {
                 Step::Send(ephemeral("/e2")),
                 Step::WaitWatch,
             ]),
-            zksim::script::Scripted::new(vec![Step::Sleep(1), Step::Send(exists("/e2", true)), Step::WaitWatch]),
+            zksim::script::Scripted::new(vec![
+                Step::Sleep(1),
+                Step::Send(exists("/e2", true)),
+                Step::WaitWatch,
+            ]),
         ],
     );
     sim.settle();
     sim.ticks(1);
     sim.settle();
     let owner = sim.world.session_of(0);
-    assert_eq!(sim.world.leader_tree().get("/e2").unwrap().stat.ephemeral_owner, owner);
+    assert_eq!(
+        sim.world
+            .leader_tree()
+            .get("/e2")
+            .unwrap()
+            .stat
+            .ephemeral_owner,
+        owner
+    );
     sim.fault(Fault::Pause { client: 0 });
     sim.ticks(19);
     assert!(sim.world.is_session_live(owner), "19 ticks < timeout");
     let before = sim.log.len();
     sim.ticks(1);
     let step = sim.log[before..].to_vec();
-    assert!(step.contains(&Happening::SessionEnded { session: owner, expired: true }));
+    assert!(step.contains(&Happening::SessionEnded {
+        session: owner,
+        expired: true
+    }));
     let committed: Vec<_> = step
         .iter()
         .filter_map(|h| match h {
@@ -375,13 +513,22 @@ fn s22_expiry_deletes_ephemerals_at_once_firing_other_sessions_watches() {
     // The watcher on the follower hears it when its server applies it.
     sim.apply(1);
     sim.receive(1);
-    assert_eq!(notifications(&sim, 1), vec![watch(EventType::NodeDeleted, "/e2")]);
+    assert_eq!(
+        notifications(&sim, 1),
+        vec![watch(EventType::NodeDeleted, "/e2")]
+    );
 }
 
 #[test]
 fn s23_expired_client_learns_only_on_reconnect_and_its_handle_is_dead() {
     let mut sim = Sim::new(
-        Config { faults: FaultBudget { connection_drops: 1, ..Default::default() }, ..config(1) },
+        Config {
+            faults: FaultBudget {
+                connection_drops: 1,
+                ..Default::default()
+            },
+            ..config(1)
+        },
         vec![zksim::script::Scripted::new(vec![
             Step::Send(ephemeral("/e")),
             Step::SendNoWait(get_data("/e", true)),
@@ -401,9 +548,15 @@ fn s23_expired_client_learns_only_on_reconnect_and_its_handle_is_dead() {
     let old = sim.world.session_of(0);
     sim.ticks(20);
     assert!(!sim.world.is_session_live(old));
-    assert!(sim.world.leader_tree().get("/e").is_none(), "ephemerals gone at expiry");
+    assert!(
+        sim.world.leader_tree().get("/e").is_none(),
+        "ephemerals gone at expiry"
+    );
     // Nothing told the client yet.
-    assert_eq!(notifications(&sim, 0), vec![Observed::Session(SessionEvent::Disconnected)]);
+    assert_eq!(
+        notifications(&sim, 0),
+        vec![Observed::Session(SessionEvent::Disconnected)]
+    );
     sim.connect(0, 0);
     sim.drain(0);
     let seen = sim.seen(0);
@@ -420,27 +573,53 @@ fn s23_expired_client_learns_only_on_reconnect_and_its_handle_is_dead() {
     assert_ne!(fresh, old);
     sim.connect(0, 0);
     sim.settle();
-    assert_eq!(sim.seen(0).iter().rev().nth(1), Some(&Observed::Session(SessionEvent::SyncConnected)));
-    assert_eq!(sim.world.leader_tree().get("/fresh").unwrap().stat.ephemeral_owner, fresh);
+    assert_eq!(
+        sim.seen(0).iter().rev().nth(1),
+        Some(&Observed::Session(SessionEvent::SyncConnected))
+    );
+    assert_eq!(
+        sim.world
+            .leader_tree()
+            .get("/fresh")
+            .unwrap()
+            .stat
+            .ephemeral_owner,
+        fresh
+    );
 }
 
 #[test]
 fn s23_connected_client_sees_disconnected_first_when_its_session_expires() {
     let mut sim = Sim::new(
-        Config { faults: FaultBudget { expiries: 1, ..Default::default() }, ..config(1) },
-        vec![zksim::script::Scripted::new(vec![Step::Send(ephemeral("/e")), Step::WaitWatch])],
+        Config {
+            faults: FaultBudget {
+                expiries: 1,
+                ..Default::default()
+            },
+            ..config(1)
+        },
+        vec![zksim::script::Scripted::new(vec![
+            Step::Send(ephemeral("/e")),
+            Step::WaitWatch,
+        ])],
     );
     sim.settle();
     sim.fault(Fault::ExpireSession { client: 0 });
     // The server closes the connection of the expired session.
     assert_eq!(sim.world.server_of(0), None);
     sim.drain(0);
-    assert_eq!(notifications(&sim, 0), vec![Observed::Session(SessionEvent::Disconnected)]);
+    assert_eq!(
+        notifications(&sim, 0),
+        vec![Observed::Session(SessionEvent::Disconnected)]
+    );
     sim.connect(0, 0);
     sim.drain(0);
     assert_eq!(
         notifications(&sim, 0),
-        vec![Observed::Session(SessionEvent::Disconnected), Observed::Session(SessionEvent::Expired)]
+        vec![
+            Observed::Session(SessionEvent::Disconnected),
+            Observed::Session(SessionEvent::Expired)
+        ]
     );
     assert!(sim.world.is_handle_dead(0));
 }
@@ -457,7 +636,11 @@ fn s24_close_session_deletes_ephemerals_at_once() {
                 Step::Sleep(1),
                 Step::SendNoWait(persistent("/late")),
             ],
-            vec![Step::Sleep(1), Step::Send(exists("/e", true)), Step::WaitWatch],
+            vec![
+                Step::Sleep(1),
+                Step::Send(exists("/e", true)),
+                Step::WaitWatch,
+            ],
         ],
     );
     sim.settle();
@@ -469,16 +652,28 @@ fn s24_close_session_deletes_ephemerals_at_once() {
     let before = sim.log.len();
     sim.request(0); // closeSession taken, ordered and applied by the leader
     let step = sim.log[before..].to_vec();
-    assert!(step.contains(&Happening::SessionEnded { session, expired: false }));
+    assert!(step.contains(&Happening::SessionEnded {
+        session,
+        expired: false
+    }));
     assert!(!sim.world.is_session_live(session));
     assert!(sim.world.leader_tree().get("/e").is_none());
-    assert!(sim.world.is_handle_dead(0), "the close completed: the handle is closed");
+    assert!(
+        sim.world.is_handle_dead(0),
+        "the close completed: the handle is closed"
+    );
     sim.settle();
-    assert_eq!(notifications(&sim, 1), vec![watch(EventType::NodeDeleted, "/e")]);
+    assert_eq!(
+        notifications(&sim, 1),
+        vec![watch(EventType::NodeDeleted, "/e")]
+    );
     // An op on the closed handle fails locally.
     sim.ticks(1);
     sim.settle();
-    assert_eq!(sim.seen(0).last().and_then(err_of), Some(ZkError::SessionExpired));
+    assert_eq!(
+        sim.seen(0).last().and_then(err_of),
+        Some(ZkError::SessionExpired)
+    );
     assert!(sim.world.leader_tree().get("/late").is_none());
 }
 
@@ -487,10 +682,20 @@ fn s24_close_session_deletes_ephemerals_at_once() {
 /// reconnects to the leader.
 fn s25_setup(changes: Vec<Step>) -> Sim {
     let mut sim = Sim::new(
-        Config { faults: FaultBudget { connection_drops: 1, ..Default::default() }, ..config(2) },
+        Config {
+            faults: FaultBudget {
+                connection_drops: 1,
+                ..Default::default()
+            },
+            ..config(2)
+        },
         vec![
             zksim::script::Scripted::new({
-                let mut s = vec![Step::Send(persistent("/d")), Step::Send(persistent("/p")), Step::Sleep(1)];
+                let mut s = vec![
+                    Step::Send(persistent("/d")),
+                    Step::Send(persistent("/p")),
+                    Step::Sleep(1),
+                ];
                 s.extend(changes);
                 s
             }),
@@ -503,15 +708,33 @@ fn s25_setup(changes: Vec<Step>) -> Sim {
             ]),
         ],
     );
-    sim.run_while(|e| matches!(e, Event::Request { client: 0 } | Event::Receive { client: 0 }));
+    sim.run_while(|e| {
+        matches!(
+            e,
+            Event::Request { client: 0 } | Event::Receive { client: 0 }
+        )
+    });
     sim.settle();
     sim.ticks(1);
-    sim.run_while(|e| matches!(e, Event::Timer { client: 1 } | Event::Request { client: 1 } | Event::Receive { client: 1 } | Event::Apply { .. }));
+    sim.run_while(|e| {
+        matches!(
+            e,
+            Event::Timer { client: 1 }
+                | Event::Request { client: 1 }
+                | Event::Receive { client: 1 }
+                | Event::Apply { .. }
+        )
+    });
     assert_eq!(sim.seen(1).iter().filter(|o| is_ok(o)).count(), 3);
     sim.fault(Fault::DropConnection { client: 1 });
     sim.drain(1);
     sim.step(Event::Timer { client: 0 });
-    sim.run_while(|e| matches!(e, Event::Request { client: 0 } | Event::Receive { client: 0 }));
+    sim.run_while(|e| {
+        matches!(
+            e,
+            Event::Request { client: 0 } | Event::Receive { client: 0 }
+        )
+    });
     sim
 }
 
@@ -544,7 +767,10 @@ fn s25_set_watches_reports_deleted_nodes() {
     sim.drain(1);
     assert_eq!(
         notifications(&sim, 1)[2..],
-        [watch(EventType::NodeDeleted, "/d"), watch(EventType::NodeDeleted, "/p")]
+        [
+            watch(EventType::NodeDeleted, "/d"),
+            watch(EventType::NodeDeleted, "/p")
+        ]
     );
 }
 
@@ -555,7 +781,10 @@ fn s25_set_watches_rearms_unchanged_watches_at_the_new_server() {
     sim.drain(1);
     assert_eq!(
         notifications(&sim, 1),
-        vec![Observed::Session(SessionEvent::Disconnected), Observed::Session(SessionEvent::SyncConnected)]
+        vec![
+            Observed::Session(SessionEvent::Disconnected),
+            Observed::Session(SessionEvent::SyncConnected)
+        ]
     );
     assert!(!sim.world.client_watches(1).is_empty());
     // Client 0 now changes /d: client 1 hears it from its new server.
@@ -564,7 +793,10 @@ fn s25_set_watches_rearms_unchanged_watches_at_the_new_server() {
     sim.drain(1);
     sim.ticks(5);
     sim.settle();
-    assert_eq!(notifications(&sim, 1).last(), Some(&watch(EventType::NodeDataChanged, "/d")));
+    assert_eq!(
+        notifications(&sim, 1).last(),
+        Some(&watch(EventType::NodeDataChanged, "/d"))
+    );
 }
 
 #[test]
@@ -572,10 +804,17 @@ fn s26_reconnect_refused_by_server_behind_last_seen_zxid() {
     // Client 0 on the leader writes and sees the zxid; follower 1 is partitioned.
     let mut sim = Sim::new(
         Config {
-            faults: FaultBudget { connection_drops: 1, partitions: 1, ..Default::default() },
+            faults: FaultBudget {
+                connection_drops: 1,
+                partitions: 1,
+                ..Default::default()
+            },
             ..config(3)
         },
-        vec![zksim::script::Scripted::new(vec![Step::Send(persistent("/a")), Step::WaitWatch])],
+        vec![zksim::script::Scripted::new(vec![
+            Step::Send(persistent("/a")),
+            Step::WaitWatch,
+        ])],
     );
     sim.fault(Fault::Partition { server: 1 });
     assert!(!sim.is_enabled(&Event::Apply { server: 1 }));
@@ -584,14 +823,35 @@ fn s26_reconnect_refused_by_server_behind_last_seen_zxid() {
     let seen_zxid = sim.world.client_last_zxid(0);
     assert_eq!(seen_zxid, sim.world.last_zxid());
     sim.fault(Fault::DropConnection { client: 0 });
-    assert!(sim.is_enabled(&Event::Connect { client: 0, server: 0 }));
-    assert!(!sim.is_enabled(&Event::Connect { client: 0, server: 1 }), "partitioned follower is behind");
-    assert!(!sim.is_enabled(&Event::Connect { client: 0, server: 2 }), "lagging follower is behind");
+    assert!(sim.is_enabled(&Event::Connect {
+        client: 0,
+        server: 0
+    }));
+    assert!(
+        !sim.is_enabled(&Event::Connect {
+            client: 0,
+            server: 1
+        }),
+        "partitioned follower is behind"
+    );
+    assert!(
+        !sim.is_enabled(&Event::Connect {
+            client: 0,
+            server: 2
+        }),
+        "lagging follower is behind"
+    );
     sim.apply(2);
-    assert!(sim.is_enabled(&Event::Connect { client: 0, server: 2 }));
+    assert!(sim.is_enabled(&Event::Connect {
+        client: 0,
+        server: 2
+    }));
     sim.fault(Fault::Heal { server: 1 });
     sim.apply(1);
-    assert!(sim.is_enabled(&Event::Connect { client: 0, server: 1 }));
+    assert!(sim.is_enabled(&Event::Connect {
+        client: 0,
+        server: 1
+    }));
 }
 
 #[test]
@@ -604,7 +864,11 @@ fn s27_writes_are_totally_ordered_and_a_session_is_fifo() {
                 Step::SendNoWait(persistent("/a/b")),
                 Step::SendNoWait(persistent("/a/b/c")),
             ],
-            vec![Step::SendNoWait(persistent("/x")), Step::SendNoWait(exists("/x", false)), Step::SendNoWait(persistent("/x/y"))],
+            vec![
+                Step::SendNoWait(persistent("/x")),
+                Step::SendNoWait(exists("/x", false)),
+                Step::SendNoWait(persistent("/x/y")),
+            ],
         ],
     );
     sim.settle();
@@ -652,13 +916,20 @@ fn s28_reads_may_be_stale_for_other_sessions_never_for_own_writes() {
         3,
         vec![
             vec![],
-            vec![Step::SendNoWait(persistent("/x")), Step::SendNoWait(get_data("/x", false))],
+            vec![
+                Step::SendNoWait(persistent("/x")),
+                Step::SendNoWait(get_data("/x", false)),
+            ],
             vec![Step::Sleep(1), Step::Send(get_data("/x", false))],
         ],
     );
     sim.request(1);
     sim.request(1);
-    assert_eq!(sim.world.inbound_len(1), 0, "the read waits behind the write");
+    assert_eq!(
+        sim.world.inbound_len(1),
+        0,
+        "the read waits behind the write"
+    );
     sim.apply(1);
     sim.drain(1);
     assert!(sim.seen(1).iter().all(is_ok), "{:?}", sim.seen(1));
@@ -666,7 +937,11 @@ fn s28_reads_may_be_stale_for_other_sessions_never_for_own_writes() {
     sim.step(Event::Timer { client: 2 });
     sim.request(2);
     sim.receive(2);
-    assert_eq!(err_of(&sim.seen(2)[1]), Some(ZkError::NoNode), "follower 2 is stale");
+    assert_eq!(
+        err_of(&sim.seen(2)[1]),
+        Some(ZkError::NoNode),
+        "follower 2 is stale"
+    );
 }
 
 #[test]
@@ -675,7 +950,11 @@ fn s29_sync_makes_the_server_catch_up_before_answering() {
         2,
         vec![
             vec![Step::Send(persistent("/y"))],
-            vec![Step::Sleep(1), Step::SendNoWait(sync("/")), Step::SendNoWait(get_data("/y", false))],
+            vec![
+                Step::Sleep(1),
+                Step::SendNoWait(sync("/")),
+                Step::SendNoWait(get_data("/y", false)),
+            ],
         ],
     );
     sim.request(0);
@@ -684,34 +963,73 @@ fn s29_sync_makes_the_server_catch_up_before_answering() {
     sim.step(Event::Timer { client: 1 });
     sim.request(1);
     sim.request(1);
-    assert_eq!(sim.world.inbound_len(1), 0, "sync and the read behind it wait");
+    assert_eq!(
+        sim.world.inbound_len(1),
+        0,
+        "sync and the read behind it wait"
+    );
     sim.apply(1);
     sim.drain(1);
     let seen = sim.seen(1);
-    assert!(matches!(seen[1], Observed::Reply { reply: Ok(Response::Synced), .. }));
-    assert!(matches!(seen[2], Observed::Reply { reply: Ok(Response::Data { .. }), .. }));
+    assert!(matches!(
+        seen[1],
+        Observed::Reply {
+            reply: Ok(Response::Synced),
+            ..
+        }
+    ));
+    assert!(matches!(
+        seen[2],
+        Observed::Reply {
+            reply: Ok(Response::Data { .. }),
+            ..
+        }
+    ));
 }
 
 #[test]
 fn s1_invalid_path_is_refused_by_the_client_library_without_a_zxid() {
-    let mut sim = Sim::scripts(1, vec![vec![Step::Send(persistent("/bad/")), Step::Send(persistent("/good"))]]);
+    let mut sim = Sim::scripts(
+        1,
+        vec![vec![
+            Step::Send(persistent("/bad/")),
+            Step::Send(persistent("/good")),
+        ]],
+    );
     let zxid = sim.world.last_zxid();
     sim.receive(0);
     assert_eq!(err_of(&sim.seen(0)[0]), Some(ZkError::BadArguments));
     assert_eq!(sim.world.last_zxid(), zxid);
-    assert!(!sim.log.iter().any(|h| matches!(h, Happening::Taken { op: 0, .. })));
+    assert!(!sim
+        .log
+        .iter()
+        .any(|h| matches!(h, Happening::Taken { op: 0, .. })));
 }
 
 #[test]
 fn crashed_client_does_nothing_and_its_session_expires() {
     let mut sim = Sim::new(
-        Config { faults: FaultBudget { crashes: 1, ..Default::default() }, ..config(1) },
-        vec![zksim::script::Scripted::new(vec![Step::Send(ephemeral("/e")), Step::Sleep(3), Step::Send(persistent("/z"))])],
+        Config {
+            faults: FaultBudget {
+                crashes: 1,
+                ..Default::default()
+            },
+            ..config(1)
+        },
+        vec![zksim::script::Scripted::new(vec![
+            Step::Send(ephemeral("/e")),
+            Step::Sleep(3),
+            Step::Send(persistent("/z")),
+        ])],
     );
     sim.settle();
     sim.fault(Fault::Crash { client: 0 });
     assert!(sim.world.is_crashed(0));
-    assert!(sim.enabled().iter().all(|e| matches!(e, Event::Tick)), "{:?}", sim.enabled());
+    assert!(
+        sim.enabled().iter().all(|e| matches!(e, Event::Tick)),
+        "{:?}",
+        sim.enabled()
+    );
     sim.ticks(19);
     assert!(sim.world.leader_tree().get("/e").is_some());
     sim.ticks(1);
@@ -722,7 +1040,10 @@ fn crashed_client_does_nothing_and_its_session_expires() {
 #[test]
 fn enabled_is_sorted_and_faults_spend_the_budget() {
     let mut sim = Sim::new(
-        Config { faults: support::budget_all(1), ..config(3) },
+        Config {
+            faults: support::budget_all(1),
+            ..config(3)
+        },
         vec![
             zksim::script::Scripted::new(vec![Step::SendNoWait(persistent("/a")), Step::WaitWatch]),
             zksim::script::Scripted::new(vec![Step::SendNoWait(persistent("/b")), Step::WaitWatch]),
@@ -733,12 +1054,21 @@ fn enabled_is_sorted_and_faults_spend_the_budget() {
     sorted.sort();
     assert_eq!(enabled, sorted);
     assert!(enabled.contains(&Event::Fault(Fault::Partition { server: 1 })));
-    assert!(!enabled.contains(&Event::Fault(Fault::Partition { server: 0 })), "the leader is never partitioned");
+    assert!(
+        !enabled.contains(&Event::Fault(Fault::Partition { server: 0 })),
+        "the leader is never partitioned"
+    );
     sim.fault(Fault::Partition { server: 2 });
-    assert!(!sim.is_enabled(&Event::Fault(Fault::Partition { server: 1 })), "budget spent");
+    assert!(
+        !sim.is_enabled(&Event::Fault(Fault::Partition { server: 1 })),
+        "budget spent"
+    );
     assert!(sim.is_enabled(&Event::Fault(Fault::Heal { server: 2 })));
     sim.fault(Fault::Heal { server: 2 });
-    assert!(!sim.enabled().iter().any(|e| matches!(e, Event::Fault(Fault::Heal { .. }))));
+    assert!(!sim
+        .enabled()
+        .iter()
+        .any(|e| matches!(e, Event::Fault(Fault::Heal { .. }))));
 }
 
 #[test]
@@ -751,8 +1081,20 @@ fn stepping_a_disabled_event_panics() {
 
 #[test]
 fn fingerprint_follows_equality() {
-    let mut a = Sim::scripts(2, vec![vec![Step::Send(persistent("/a"))], vec![Step::Send(persistent("/b"))]]);
-    let b = Sim::scripts(2, vec![vec![Step::Send(persistent("/a"))], vec![Step::Send(persistent("/b"))]]);
+    let mut a = Sim::scripts(
+        2,
+        vec![
+            vec![Step::Send(persistent("/a"))],
+            vec![Step::Send(persistent("/b"))],
+        ],
+    );
+    let b = Sim::scripts(
+        2,
+        vec![
+            vec![Step::Send(persistent("/a"))],
+            vec![Step::Send(persistent("/b"))],
+        ],
+    );
     assert_eq!(a.world, b.world);
     assert_eq!(a.world.fingerprint(), b.world.fingerprint());
     let before = a.world.fingerprint();
@@ -764,7 +1106,13 @@ fn fingerprint_follows_equality() {
 
 #[test]
 fn log_is_trimmed_once_every_server_applied() {
-    let mut sim = Sim::scripts(3, vec![vec![Step::SendNoWait(persistent("/a")), Step::SendNoWait(persistent("/b"))]]);
+    let mut sim = Sim::scripts(
+        3,
+        vec![vec![
+            Step::SendNoWait(persistent("/a")),
+            Step::SendNoWait(persistent("/b")),
+        ]],
+    );
     sim.request(0);
     sim.request(0);
     assert_eq!(sim.world.log_len(), 2);

@@ -16,7 +16,10 @@ use super::registry::WatchReg;
 /// A request waiting on the connection (or queued locally while disconnected).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Outgoing {
-    Op { op: OpId, request: Op },
+    Op {
+        op: OpId,
+        request: Op,
+    },
     /// `closeSession`, sent by `Cx::close_session` behind the ops before it.
     Close,
 }
@@ -30,7 +33,11 @@ pub enum Pending {
     Sync { op: OpId, upto: Zxid },
     /// Ordered by the leader at `zxid`; `reply` is filled in when the
     /// client's server applies it (S19: the reply comes from that server).
-    Write { op: OpId, zxid: Zxid, reply: Option<Reply> },
+    Write {
+        op: OpId,
+        zxid: Zxid,
+        reply: Option<Reply>,
+    },
     /// The client's own `closeSession` at `zxid`; `applied` once the client's server applied it.
     Close { zxid: Zxid, applied: bool },
 }
@@ -54,7 +61,12 @@ pub enum Inbound {
 
 impl Inbound {
     pub fn local_error(op: OpId, err: ZkError) -> Self {
-        Inbound::Reply { op, reply: Err(err), zxid: None, watch: None }
+        Inbound::Reply {
+            op,
+            reply: Err(err),
+            zxid: None,
+            watch: None,
+        }
     }
 }
 
@@ -91,8 +103,11 @@ impl Connection {
         let inbound = std::mem::take(&mut self.inbound);
         for msg in inbound {
             match msg {
-                Inbound::Reply { op, zxid: Some(_), .. } => {
-                    self.inbound.push_back(Inbound::local_error(op, ZkError::ConnectionLoss));
+                Inbound::Reply {
+                    op, zxid: Some(_), ..
+                } => {
+                    self.inbound
+                        .push_back(Inbound::local_error(op, ZkError::ConnectionLoss));
                 }
                 Inbound::Watch(_) => {}
                 kept => self.inbound.push_back(kept),
@@ -101,7 +116,8 @@ impl Connection {
         for pending in std::mem::take(&mut self.pending) {
             match pending {
                 Pending::Read { op, .. } | Pending::Sync { op, .. } | Pending::Write { op, .. } => {
-                    self.inbound.push_back(Inbound::local_error(op, ZkError::ConnectionLoss));
+                    self.inbound
+                        .push_back(Inbound::local_error(op, ZkError::ConnectionLoss));
                 }
                 Pending::Close { .. } => failed.close_lost = true,
             }
@@ -109,7 +125,8 @@ impl Connection {
         for outgoing in std::mem::take(&mut self.outbound) {
             match outgoing {
                 Outgoing::Op { op, .. } => {
-                    self.inbound.push_back(Inbound::local_error(op, ZkError::ConnectionLoss));
+                    self.inbound
+                        .push_back(Inbound::local_error(op, ZkError::ConnectionLoss));
                 }
                 Outgoing::Close => failed.close_lost = true,
             }
@@ -122,7 +139,8 @@ impl Connection {
     pub fn expire_queued(&mut self) {
         for outgoing in std::mem::take(&mut self.outbound) {
             if let Outgoing::Op { op, .. } = outgoing {
-                self.inbound.push_back(Inbound::local_error(op, ZkError::SessionExpired));
+                self.inbound
+                    .push_back(Inbound::local_error(op, ZkError::SessionExpired));
             }
         }
     }
@@ -136,7 +154,8 @@ mod tests {
     #[test]
     fn fail_all_keeps_op_order_and_drops_watch_events() {
         let mut c = Connection::default();
-        c.inbound.push_back(Inbound::Session(SessionEvent::SyncConnected));
+        c.inbound
+            .push_back(Inbound::Session(SessionEvent::SyncConnected));
         c.inbound.push_back(Inbound::Reply {
             op: 1,
             reply: Ok(Response::Synced),
@@ -147,8 +166,15 @@ mod tests {
             kind: EventType::NodeDeleted,
             path: "/x".into(),
         }));
-        c.pending.push_back(Pending::Write { op: 2, zxid: 6, reply: None });
-        c.outbound.push_back(Outgoing::Op { op: 3, request: Op::Sync { path: "/".into() } });
+        c.pending.push_back(Pending::Write {
+            op: 2,
+            zxid: 6,
+            reply: None,
+        });
+        c.outbound.push_back(Outgoing::Op {
+            op: 3,
+            request: Op::Sync { path: "/".into() },
+        });
         let failed = c.fail_all();
         assert!(!failed.close_lost);
         let got: Vec<_> = c.inbound.iter().cloned().collect();

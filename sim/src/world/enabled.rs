@@ -59,8 +59,10 @@ impl<C: Client> World<C> {
                 }
             }
         }
-        let server_faults: [fn(usize) -> Fault; 2] =
-            [|server| Fault::Partition { server }, |server| Fault::Heal { server }];
+        let server_faults: [fn(usize) -> Fault; 2] = [
+            |server| Fault::Partition { server },
+            |server| Fault::Heal { server },
+        ];
         for make in server_faults {
             for server in servers.clone() {
                 let fault = make(server);

@@ -22,7 +22,9 @@ impl<C: Client> World<C> {
         session: SessionId,
         log: &mut Vec<Happening<C::Event>>,
     ) -> Zxid {
-        let time_ms = i64::try_from(self.now).unwrap_or(i64::MAX).saturating_mul(TICK_MS);
+        let time_ms = i64::try_from(self.now)
+            .unwrap_or(i64::MAX)
+            .saturating_mul(TICK_MS);
         let zxid = self.log.append(txn, time_ms, origin);
         log.push(Happening::Committed { zxid, session });
         self.apply_next(0, log);
@@ -36,7 +38,10 @@ impl<C: Client> World<C> {
     /// requests are answered as far as they now can be.
     pub(super) fn apply_next(&mut self, server: ServerId, log: &mut Vec<Happening<C::Event>>) {
         let zxid = self.servers[server].applied + 1;
-        let entry = self.log.get(zxid).expect("apply_next: nothing left to apply");
+        let entry = self
+            .log
+            .get(zxid)
+            .expect("apply_next: nothing left to apply");
         let origin = entry.origin;
         let closed_session = match entry.txn {
             Txn::CloseSession { session, .. } => Some(session),
@@ -50,7 +55,10 @@ impl<C: Client> World<C> {
         for trigger in &triggers {
             for (session, event) in srv.watches.trigger(trigger) {
                 if let Some(client) = client_with_session_on(&self.clients, session, server) {
-                    self.clients[client].conn.inbound.push_back(Inbound::Watch(event));
+                    self.clients[client]
+                        .conn
+                        .inbound
+                        .push_back(Inbound::Watch(event));
                 }
             }
         }
@@ -60,7 +68,11 @@ impl<C: Client> World<C> {
             if slot.is_on(server) {
                 for pending in slot.conn.pending.iter_mut() {
                     match pending {
-                        Pending::Write { zxid: z, reply: slot_reply, .. } if *z == zxid => {
+                        Pending::Write {
+                            zxid: z,
+                            reply: slot_reply,
+                            ..
+                        } if *z == zxid => {
                             *slot_reply = Some(reply);
                             break;
                         }
@@ -99,19 +111,23 @@ impl<C: Client> World<C> {
         self.log.trim(applied_by_all);
     }
 
-
     /// Answer the client's taken requests, in order, as far as its server can
     /// (S27, S28, S29): a write once its server applied it, a sync once the
     /// server caught up with the leader as of the sync, a read at once (from
     /// the server's tree, registering its watch there).
     pub(super) fn answer(&mut self, client: ClientId) {
         let slot = &mut self.clients[client];
-        let Link::Connected(server) = slot.link else { return };
+        let Link::Connected(server) = slot.link else {
+            return;
+        };
         let srv = &mut self.servers[server];
-        loop {
-            let Some(front) = slot.conn.pending.front_mut() else { break };
+        while let Some(front) = slot.conn.pending.front_mut() {
             let message = match front {
-                Pending::Write { op, reply: Some(reply), zxid } => Inbound::Reply {
+                Pending::Write {
+                    op,
+                    reply: Some(reply),
+                    zxid,
+                } => Inbound::Reply {
                     op: *op,
                     reply: std::mem::replace(reply, Ok(Response::Synced)),
                     zxid: Some(*zxid),
@@ -137,10 +153,17 @@ impl<C: Client> World<C> {
                             WatchKind::Data | WatchKind::Exist => {
                                 srv.watches.add_data_watch(slot.session, &reg.path)
                             }
-                            WatchKind::Child => srv.watches.add_child_watch(slot.session, &reg.path),
+                            WatchKind::Child => {
+                                srv.watches.add_child_watch(slot.session, &reg.path)
+                            }
                         }
                     }
-                    Inbound::Reply { op: *op, reply, zxid: Some(srv.applied), watch }
+                    Inbound::Reply {
+                        op: *op,
+                        reply,
+                        zxid: Some(srv.applied),
+                        watch,
+                    }
                 }
                 Pending::Close { applied: false, .. } => break,
                 Pending::Close { applied: true, .. } => {
@@ -166,7 +189,9 @@ impl<C: Client> World<C> {
     /// with `ConnectionLoss` and the client learns `Disconnected` (S21).
     pub(super) fn lose_connection(&mut self, client: ClientId) {
         let slot = &mut self.clients[client];
-        let Link::Connected(server) = slot.link else { return };
+        let Link::Connected(server) = slot.link else {
+            return;
+        };
         self.servers[server].watches.remove_session(slot.session);
         let failed = slot.conn.fail_all();
         if failed.close_lost || slot.closing {
@@ -176,7 +201,9 @@ impl<C: Client> World<C> {
             slot.link = Link::Dead;
             slot.watches.clear();
         } else {
-            slot.conn.inbound.push_back(Inbound::Session(SessionEvent::Disconnected));
+            slot.conn
+                .inbound
+                .push_back(Inbound::Session(SessionEvent::Disconnected));
             slot.link = Link::Connecting { fresh: false };
         }
     }
@@ -203,13 +230,18 @@ impl<C: Client> World<C> {
 /// exist watch if not), `getData`/`getChildren` only on success (S15).
 fn register_read_watch(request: &Op, reply: &Reply) -> Option<WatchReg> {
     let (kind, path) = match (request, reply) {
-        (Op::Exists { path, watch: true }, Ok(Response::Exists(Some(_)))) => (WatchKind::Data, path),
+        (Op::Exists { path, watch: true }, Ok(Response::Exists(Some(_)))) => {
+            (WatchKind::Data, path)
+        }
         (Op::Exists { path, watch: true }, Ok(Response::Exists(None))) => (WatchKind::Exist, path),
         (Op::GetData { path, watch: true }, Ok(_)) => (WatchKind::Data, path),
         (Op::GetChildren { path, watch: true }, Ok(_)) => (WatchKind::Child, path),
         _ => return None,
     };
-    Some(WatchReg { kind, path: path.clone() })
+    Some(WatchReg {
+        kind,
+        path: path.clone(),
+    })
 }
 
 /// The client connected to `server` whose current session is `session`.
@@ -218,5 +250,7 @@ fn client_with_session_on<C: Client>(
     session: SessionId,
     server: ServerId,
 ) -> Option<ClientId> {
-    clients.iter().position(|slot| slot.session == session && slot.is_on(server))
+    clients
+        .iter()
+        .position(|slot| slot.session == session && slot.is_on(server))
 }

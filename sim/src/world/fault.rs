@@ -72,8 +72,10 @@ impl<C: Client> World<C> {
             Fault::Pause { client } => {
                 self.budget.pauses -= 1;
                 let since = self.now;
-                self.clients[client].life =
-                    Life::Paused { since, until: since + self.config.pause_ticks };
+                self.clients[client].life = Life::Paused {
+                    since,
+                    until: since + self.config.pause_ticks,
+                };
             }
             Fault::Crash { client } => {
                 self.budget.crashes -= 1;

@@ -36,17 +36,25 @@ impl<C: Client> World<C> {
             self.reopen(client);
         }
         for (op, request) in out.sent {
-            log.push(Happening::Sent { client, op, request: request.clone() });
+            log.push(Happening::Sent {
+                client,
+                op,
+                request: request.clone(),
+            });
             let slot = &mut self.clients[client];
             if slot.link == Link::Dead {
                 // A dead handle answers every call with SessionExpired (S23).
-                slot.conn.inbound.push_back(Inbound::local_error(op, ZkError::SessionExpired));
+                slot.conn
+                    .inbound
+                    .push_back(Inbound::local_error(op, ZkError::SessionExpired));
             } else if let Err(err) = validate_request(&request) {
                 // The client library refuses a bad path before sending (S1).
                 slot.conn.inbound.push_back(Inbound::local_error(op, err));
             } else if slot.closing {
                 // `ClientCnxn.queuePacket` while closing: ConnectionLoss.
-                slot.conn.inbound.push_back(Inbound::local_error(op, ZkError::ConnectionLoss));
+                slot.conn
+                    .inbound
+                    .push_back(Inbound::local_error(op, ZkError::ConnectionLoss));
             } else {
                 slot.conn.outbound.push_back(Outgoing::Op { op, request });
             }

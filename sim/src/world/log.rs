@@ -48,7 +48,12 @@ impl CommitLog {
     pub fn append(&mut self, txn: Txn, time_ms: i64, origin: Option<Origin>) -> Zxid {
         self.last_zxid += 1;
         let zxid = self.last_zxid;
-        self.entries.push_back(Entry { zxid, txn, time_ms, origin });
+        self.entries.push_back(Entry {
+            zxid,
+            txn,
+            time_ms,
+            origin,
+        });
         zxid
     }
 
@@ -61,7 +66,11 @@ impl CommitLog {
 
     /// Forget every entry up to `applied_by_all` (the smallest applied zxid of all servers).
     pub fn trim(&mut self, applied_by_all: Zxid) {
-        while self.entries.front().is_some_and(|e| e.zxid <= applied_by_all) {
+        while self
+            .entries
+            .front()
+            .is_some_and(|e| e.zxid <= applied_by_all)
+        {
             self.entries.pop_front();
         }
     }

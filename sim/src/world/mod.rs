@@ -202,7 +202,11 @@ impl<C: Client> World<C> {
     /// Like [`World::new`], appending what starting the world did to `log`:
     /// one `Committed`/`Applied` per session created, then each client's
     /// `start` (its `Sent` and `App` happenings), in client order.
-    pub fn new_with_log(config: Config, clients: Vec<C>, log: &mut Vec<Happening<C::Event>>) -> Self {
+    pub fn new_with_log(
+        config: Config,
+        clients: Vec<C>,
+        log: &mut Vec<Happening<C::Event>>,
+    ) -> Self {
         let servers = config.servers.max(1);
         let mut world = World {
             budget: config.faults,
@@ -216,7 +220,9 @@ impl<C: Client> World<C> {
         for (id, logic) in clients.into_iter().enumerate() {
             let session = world.sessions.allocate();
             world.sessions.open(session, 0);
-            world.clients.push(ClientSlot::new(logic, session, id % servers));
+            world
+                .clients
+                .push(ClientSlot::new(logic, session, id % servers));
             // Every server starts caught up: the sessions exist everywhere.
             world.commit(Txn::CreateSession { session }, None, session, log);
             for server in 1..servers {
@@ -280,7 +286,11 @@ impl<C: Client> World<C> {
                 || (slot.logic.is_done() && slot.conn.is_idle() && slot.timer.is_none())
         });
         let last = self.log.last_zxid();
-        clients_idle && self.servers.iter().all(|s| s.partitioned || s.applied == last)
+        clients_idle
+            && self
+                .servers
+                .iter()
+                .all(|s| s.partitioned || s.applied == last)
     }
     /// A stable 64-bit fingerprint of the whole state (same on every
     /// machine and run), for visited-state sets and trace hashes.
@@ -355,7 +365,9 @@ impl<C: Client> World<C> {
     /// `config.session_timeout` clamped to [2, 20] ticks, ZooKeeper's
     /// default [2·tickTime, 20·tickTime] with one tick per tickTime.
     pub fn session_timeout(&self) -> Tick {
-        self.config.session_timeout.clamp(MIN_SESSION_TIMEOUT, MAX_SESSION_TIMEOUT)
+        self.config
+            .session_timeout
+            .clamp(MIN_SESSION_TIMEOUT, MAX_SESSION_TIMEOUT)
     }
     /// How many ticks without hearing from its server make a client drop
     /// its connection: 2/3 of the negotiated timeout, rounded up to whole

@@ -81,7 +81,10 @@ mod tests {
     use super::*;
 
     fn reg(kind: WatchKind, path: &str) -> WatchReg {
-        WatchReg { kind, path: path.to_string() }
+        WatchReg {
+            kind,
+            path: path.to_string(),
+        }
     }
 
     #[test]
@@ -89,11 +92,17 @@ mod tests {
         let mut w = ClientWatches::default();
         w.add(reg(WatchKind::Data, "/a"));
         w.add(reg(WatchKind::Child, "/a"));
-        w.materialize(&WatchedEvent { kind: EventType::NodeChildrenChanged, path: "/a".into() });
+        w.materialize(&WatchedEvent {
+            kind: EventType::NodeChildrenChanged,
+            path: "/a".into(),
+        });
         assert!(w.child.is_empty());
         assert!(w.data.contains("/a"));
         w.add(reg(WatchKind::Child, "/a"));
-        w.materialize(&WatchedEvent { kind: EventType::NodeDeleted, path: "/a".into() });
+        w.materialize(&WatchedEvent {
+            kind: EventType::NodeDeleted,
+            path: "/a".into(),
+        });
         assert!(w.is_empty());
     }
 
@@ -101,7 +110,10 @@ mod tests {
     fn created_consumes_the_exist_watch() {
         let mut w = ClientWatches::default();
         w.add(reg(WatchKind::Exist, "/b"));
-        w.materialize(&WatchedEvent { kind: EventType::NodeCreated, path: "/b".into() });
+        w.materialize(&WatchedEvent {
+            kind: EventType::NodeCreated,
+            path: "/b".into(),
+        });
         assert!(w.is_empty());
     }
 }

@@ -18,7 +18,10 @@ pub struct SessionTracker {
 
 impl Default for SessionTracker {
     fn default() -> Self {
-        SessionTracker { live: BTreeMap::new(), next_id: SESSION_ID_BASE }
+        SessionTracker {
+            live: BTreeMap::new(),
+            next_id: SESSION_ID_BASE,
+        }
     }
 }
 

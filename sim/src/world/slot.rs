@@ -27,7 +27,10 @@ pub enum Link {
 pub enum Life {
     Running,
     /// Frozen (a GC pause) from `since` until `until`.
-    Paused { since: Tick, until: Tick },
+    Paused {
+        since: Tick,
+        until: Tick,
+    },
     /// Gone for good.
     Crashed,
 }

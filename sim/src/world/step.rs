@@ -59,22 +59,40 @@ impl<C: Client> World<C> {
                     };
                     let zxid = self.log.next_zxid();
                     let slot = &mut self.clients[client];
-                    slot.conn.pending.push_back(Pending::Write { op, zxid, reply: None });
+                    slot.conn.pending.push_back(Pending::Write {
+                        op,
+                        zxid,
+                        reply: None,
+                    });
                     self.commit(txn, origin, session, log);
                 } else if let Op::Sync { .. } = request {
                     let upto = self.log.last_zxid();
-                    self.clients[client].conn.pending.push_back(Pending::Sync { op, upto });
+                    self.clients[client]
+                        .conn
+                        .pending
+                        .push_back(Pending::Sync { op, upto });
                 } else {
-                    self.clients[client].conn.pending.push_back(Pending::Read { op, request });
+                    self.clients[client]
+                        .conn
+                        .pending
+                        .push_back(Pending::Read { op, request });
                 }
             }
             Outgoing::Close => {
                 let zxid = self.log.next_zxid();
-                slot.conn.pending.push_back(Pending::Close { zxid, applied: false });
+                slot.conn.pending.push_back(Pending::Close {
+                    zxid,
+                    applied: false,
+                });
                 if live {
                     self.end_session(session, false, origin, log);
                 } else {
-                    self.commit(Txn::Error(Err(ZkError::SessionExpired)), origin, session, log);
+                    self.commit(
+                        Txn::Error(Err(ZkError::SessionExpired)),
+                        origin,
+                        session,
+                        log,
+                    );
                 }
             }
         }
@@ -84,12 +102,20 @@ impl<C: Client> World<C> {
     /// The client handles the next message waiting for it.
     fn receive(&mut self, client: ClientId, log: &mut Vec<Happening<C::Event>>) {
         let slot = &mut self.clients[client];
-        assert!(slot.is_running(), "step: Receive {{ client: {client} }} is not enabled (not running)");
+        assert!(
+            slot.is_running(),
+            "step: Receive {{ client: {client} }} is not enabled (not running)"
+        );
         let Some(message) = slot.conn.inbound.pop_front() else {
             panic!("step: Receive {{ client: {client} }} is not enabled (nothing to receive)");
         };
         match message {
-            Inbound::Reply { op, reply, zxid, watch } => {
+            Inbound::Reply {
+                op,
+                reply,
+                zxid,
+                watch,
+            } => {
                 if let Some(zxid) = zxid {
                     slot.last_zxid = zxid;
                 }
@@ -98,17 +124,26 @@ impl<C: Client> World<C> {
                 }
                 log.push(Happening::Delivered {
                     client,
-                    delivery: Delivery::Reply { op, reply: reply.clone() },
+                    delivery: Delivery::Reply {
+                        op,
+                        reply: reply.clone(),
+                    },
                 });
                 self.call(client, log, |logic, cx| logic.on_reply(op, reply, cx));
             }
             Inbound::Watch(event) => {
                 slot.watches.materialize(&event);
-                log.push(Happening::Delivered { client, delivery: Delivery::Watch(event.clone()) });
+                log.push(Happening::Delivered {
+                    client,
+                    delivery: Delivery::Watch(event.clone()),
+                });
                 self.call(client, log, |logic, cx| logic.on_watch(event, cx));
             }
             Inbound::Session(event) => {
-                log.push(Happening::Delivered { client, delivery: Delivery::Session(event) });
+                log.push(Happening::Delivered {
+                    client,
+                    delivery: Delivery::Session(event),
+                });
                 self.call(client, log, |logic, cx| logic.on_session(event, cx));
             }
         }
@@ -120,7 +155,10 @@ impl<C: Client> World<C> {
     }
 
     fn fire_timer(&mut self, client: ClientId, log: &mut Vec<Happening<C::Event>>) {
-        assert!(self.timer_due(client), "step: Timer {{ client: {client} }} is not enabled");
+        assert!(
+            self.timer_due(client),
+            "step: Timer {{ client: {client} }} is not enabled"
+        );
         self.clients[client].timer = None;
         self.call(client, log, |logic, cx| logic.on_timer(cx));
     }
@@ -149,13 +187,17 @@ impl<C: Client> World<C> {
         let fresh = slot.link == Link::Connecting { fresh: true };
         if fresh {
             slot.link = Link::Connected(server);
-            slot.conn.inbound.push_back(Inbound::Session(SessionEvent::SyncConnected));
+            slot.conn
+                .inbound
+                .push_back(Inbound::Session(SessionEvent::SyncConnected));
             self.sessions.open(session, now);
             self.commit(Txn::CreateSession { session }, None, session, log);
         } else if self.sessions.is_live(session) {
             self.sessions.touch(session, now);
             slot.link = Link::Connected(server);
-            slot.conn.inbound.push_back(Inbound::Session(SessionEvent::SyncConnected));
+            slot.conn
+                .inbound
+                .push_back(Inbound::Session(SessionEvent::SyncConnected));
             if !slot.watches.is_empty() {
                 let srv = &mut self.servers[server];
                 let list = |set: &std::collections::BTreeSet<String>| -> Vec<String> {
@@ -169,12 +211,16 @@ impl<C: Client> World<C> {
                     &list(&slot.watches.child),
                     &srv.tree,
                 );
-                slot.conn.inbound.extend(events.into_iter().map(Inbound::Watch));
+                slot.conn
+                    .inbound
+                    .extend(events.into_iter().map(Inbound::Watch));
                 // The SetWatches reply header carries the server's zxid.
                 slot.last_zxid = srv.applied;
             }
         } else {
-            slot.conn.inbound.push_back(Inbound::Session(SessionEvent::Expired));
+            slot.conn
+                .inbound
+                .push_back(Inbound::Session(SessionEvent::Expired));
             slot.conn.expire_queued();
             slot.watches.clear();
             slot.closing = false;
@@ -187,7 +233,10 @@ impl<C: Client> World<C> {
     /// connected clients ping, and the leader expires every session it has
     /// not heard from for a full session timeout (S22).
     fn tick(&mut self, log: &mut Vec<Happening<C::Event>>) {
-        assert!(self.now < self.config.max_time, "step: Tick is not enabled (max_time reached)");
+        assert!(
+            self.now < self.config.max_time,
+            "step: Tick is not enabled (max_time reached)"
+        );
         self.now += 1;
         let now = self.now;
         let read_timeout = self.read_timeout();
@@ -207,7 +256,8 @@ impl<C: Client> World<C> {
             }
         }
         let mut overdue = Vec::new();
-        self.sessions.overdue(now, self.session_timeout(), &mut overdue);
+        self.sessions
+            .overdue(now, self.session_timeout(), &mut overdue);
         for session in overdue {
             self.end_session(session, true, None, log);
         }

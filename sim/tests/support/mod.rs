@@ -15,11 +15,21 @@ pub struct Sim {
 }
 
 pub fn config(servers: usize) -> Config {
-    Config { servers, faults: FaultBudget::default(), ..Config::default() }
+    Config {
+        servers,
+        faults: FaultBudget::default(),
+        ..Config::default()
+    }
 }
 
 pub fn budget_all(n: u32) -> FaultBudget {
-    FaultBudget { connection_drops: n, expiries: n, pauses: n, crashes: n, partitions: n }
+    FaultBudget {
+        connection_drops: n,
+        expiries: n,
+        pauses: n,
+        crashes: n,
+        partitions: n,
+    }
 }
 
 impl Sim {
@@ -31,7 +41,10 @@ impl Sim {
 
     /// `servers` servers, no faults, clients given as step lists.
     pub fn scripts(servers: usize, scripts: Vec<Vec<Step>>) -> Self {
-        Self::new(config(servers), scripts.into_iter().map(Scripted::new).collect())
+        Self::new(
+            config(servers),
+            scripts.into_iter().map(Scripted::new).collect(),
+        )
     }
 
     pub fn enabled(&self) -> Vec<Event> {
@@ -46,7 +59,11 @@ impl Sim {
 
     /// Take one step, which must be enabled; returns what it did.
     pub fn step(&mut self, event: Event) -> Log {
-        assert!(self.is_enabled(&event), "{event:?} not enabled; enabled: {:?}", self.enabled());
+        assert!(
+            self.is_enabled(&event),
+            "{event:?} not enabled; enabled: {:?}",
+            self.enabled()
+        );
         let mut log = Vec::new();
         self.world.step(&event, &mut log);
         self.log.extend(log.iter().cloned());
@@ -82,7 +99,9 @@ impl Sim {
     /// Run the first enabled event that `pick` accepts until there is none.
     pub fn run_while(&mut self, pick: impl Fn(&Event) -> bool) {
         for _ in 0..100_000 {
-            let Some(event) = self.enabled().into_iter().find(|e| pick(e)) else { return };
+            let Some(event) = self.enabled().into_iter().find(|e| pick(e)) else {
+                return;
+            };
             self.step(event);
         }
         panic!("run_while did not settle");
@@ -94,7 +113,10 @@ impl Sim {
         self.run_while(|e| {
             matches!(
                 e,
-                Event::Request { .. } | Event::Apply { .. } | Event::Receive { .. } | Event::Timer { .. }
+                Event::Request { .. }
+                    | Event::Apply { .. }
+                    | Event::Receive { .. }
+                    | Event::Timer { .. }
             )
         });
     }
@@ -114,7 +136,11 @@ impl Sim {
 }
 
 pub fn create(path: &str, mode: CreateMode) -> Op {
-    Op::Create { path: path.into(), data: Vec::new(), mode }
+    Op::Create {
+        path: path.into(),
+        data: Vec::new(),
+        mode,
+    }
 }
 pub fn persistent(path: &str) -> Op {
     create(path, CreateMode::Persistent)
@@ -123,19 +149,35 @@ pub fn ephemeral(path: &str) -> Op {
     create(path, CreateMode::Ephemeral)
 }
 pub fn get_data(path: &str, watch: bool) -> Op {
-    Op::GetData { path: path.into(), watch }
+    Op::GetData {
+        path: path.into(),
+        watch,
+    }
 }
 pub fn exists(path: &str, watch: bool) -> Op {
-    Op::Exists { path: path.into(), watch }
+    Op::Exists {
+        path: path.into(),
+        watch,
+    }
 }
 pub fn children(path: &str, watch: bool) -> Op {
-    Op::GetChildren { path: path.into(), watch }
+    Op::GetChildren {
+        path: path.into(),
+        watch,
+    }
 }
 pub fn set_data(path: &str, data: &[u8]) -> Op {
-    Op::SetData { path: path.into(), data: data.to_vec(), version: -1 }
+    Op::SetData {
+        path: path.into(),
+        data: data.to_vec(),
+        version: -1,
+    }
 }
 pub fn delete(path: &str) -> Op {
-    Op::Delete { path: path.into(), version: -1 }
+    Op::Delete {
+        path: path.into(),
+        version: -1,
+    }
 }
 pub fn sync(path: &str) -> Op {
     Op::Sync { path: path.into() }
