@@ -12,6 +12,7 @@
 //! `docs/ZK-SEMANTICS.md`; `tests/rules.rs` has one test per rule.
 
 pub mod client;
+pub mod demo;
 pub mod fingerprint;
 pub mod path;
 pub mod proto;
