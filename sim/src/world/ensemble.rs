@@ -48,8 +48,7 @@ impl<C: Client> World<C> {
             _ => None,
         };
         let srv = &mut self.servers[server];
-        let (reply, triggers) = srv.tree.apply(zxid, entry.time_ms, &entry.txn);
-        srv.applied = zxid;
+        let (reply, triggers) = srv.apply(zxid, entry.time_ms, &entry.txn);
         log.push(Happening::Applied { server, zxid });
 
         for trigger in &triggers {
@@ -146,7 +145,7 @@ impl<C: Client> World<C> {
                     }
                 }
                 Pending::Read { op, request } => {
-                    let reply = srv.tree.read(request);
+                    let reply = srv.tree().read(request);
                     let watch = register_read_watch(request, &reply);
                     if let Some(reg) = &watch {
                         match reg.kind {
@@ -217,7 +216,7 @@ impl<C: Client> World<C> {
         origin: Option<Origin>,
         log: &mut Vec<Happening<C::Event>>,
     ) -> Zxid {
-        let txn = self.servers[0].tree.prepare_close_session(session);
+        let txn = self.servers[0].tree().prepare_close_session(session);
         self.sessions.end(session);
         let zxid = self.commit(txn, origin, session, log);
         log.push(Happening::SessionEnded { session, expired });

@@ -268,11 +268,11 @@ impl<C: Client> World<C> {
     }
     /// The leader's (newest) data tree.
     pub fn leader_tree(&self) -> &DataTree {
-        &self.servers[0].tree
+        self.servers[0].tree()
     }
     /// A server's data tree as it has applied the log so far.
     pub fn server_tree(&self, server: ServerId) -> &DataTree {
-        &self.servers[server].tree
+        self.servers[server].tree()
     }
     /// Every client is done, nothing is in flight, no timer armed.
     ///
