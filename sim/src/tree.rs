@@ -17,20 +17,14 @@
 mod apply;
 mod java_order;
 mod prepare;
+mod wire;
+
+pub use wire::{exceeds_max_buffer, request_len, JUTE_MAX_BUFFER};
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::path::validate_path;
 use crate::proto::{EventType, Op, Reply, Response, SessionId, Stat, ZkError, Zxid};
-
-/// The largest node data the simulator accepts (rule S12), 1 MiB.
-///
-/// The real limit is `jute.maxbuffer` (default `0xfffff`) on the whole
-/// request packet; an oversized packet makes the server drop the connection
-/// before the request is prepared. The simulator instead rejects data longer
-/// than this with [`ZkError::BadArguments`] at preparation: a clear error, not
-/// a byte-exact model of the packet size.
-pub const MAX_DATA_LEN: usize = 1024 * 1024;
 
 /// The nodes every fresh 3.8 server has (`DataTree()` and `addConfigNode`).
 const SYSTEM_NODES: [&str; 4] = ["/", "/zookeeper", "/zookeeper/quota", "/zookeeper/config"];
@@ -147,9 +141,12 @@ impl Default for DataTree {
 
 impl DataTree {
     /// A fresh tree as a new 3.8 server has it: `/` with child `zookeeper`,
-    /// which has children `quota` and `config`. All Stats are zero except
-    /// the derived `numChildren` and `cversion` (so `/` reads
-    /// `cversion = -1`, `/zookeeper` `cversion = -2`, as on a real server).
+    /// which has children `quota` and `config`, all empty. All Stats are
+    /// zero except the derived `numChildren` and `cversion` (so `/` reads
+    /// `cversion = -1`, `/zookeeper` `cversion = -2`) and the config node's
+    /// `aversion = -1` — as measured on a fresh 3.8.0 standalone server.
+    /// (In a quorum with dynamic reconfig the config node holds the
+    /// membership; not modelled.)
     pub fn new() -> Self {
         let mut nodes = BTreeMap::new();
         for path in SYSTEM_NODES {
@@ -164,6 +161,11 @@ impl DataTree {
             let (parent, name) = crate::path::split(path);
             let parent = tree.nodes.get_mut(parent).expect("system parent");
             parent.add_child(name);
+        }
+        // `addConfigNode` sets its ACL with `setACL(..., -1)`, which stores
+        // the given version: a fresh server reads `aversion = -1` there.
+        if let Some(config) = tree.nodes.get_mut(CONFIG_NODE) {
+            config.stat.aversion = -1;
         }
         tree
     }

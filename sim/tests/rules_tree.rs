@@ -164,6 +164,14 @@ fn fresh_tree_matches_a_new_3_8_server() {
     );
     let zk = s.stat("/zookeeper");
     assert_eq!((zk.num_children, zk.cversion), (2, -2));
+    assert_eq!(s.stat("/zookeeper/quota"), Stat::default());
+    assert_eq!(
+        s.stat("/zookeeper/config"),
+        Stat {
+            aversion: -1,
+            ..Stat::default()
+        }
+    );
     assert_eq!(s.tree.last_zxid(), 0);
 }
 
@@ -507,20 +515,31 @@ fn s11_set_data_stat() {
 }
 
 #[test]
-fn s12_data_limit() {
+fn s12_request_size_limit() {
+    // Measured on 3.8.0: the packet limit is `jute.maxbuffer` = 0xfffff
+    // bytes including headers, so `setData("/big")` carries at most 1048551
+    // data bytes (a real server then drops the connection; the simulator
+    // refuses with BadArguments and changes nothing).
     let mut s = Server::new();
-    let limit = zksim::tree::MAX_DATA_LEN;
-    s.write(S1, create_data("/big", &vec![7; limit])).unwrap();
-    assert_eq!(s.stat("/big").data_length, limit as i32);
+    s.write(S1, create("/big", Persistent)).unwrap();
+    assert!(s
+        .write(S1, set_data("/big", &vec![7; 1_048_551], -1))
+        .is_ok());
+    assert_eq!(s.stat("/big").data_length, 1_048_551);
     assert_eq!(
-        s.write(S1, create_data("/bigger", &vec![7; limit + 1])),
+        s.write(S1, set_data("/big", &vec![7; 1_048_552], -1)),
         Err(ZkError::BadArguments)
     );
+    assert_eq!(s.stat("/big").version, 1);
+    assert!(s.write(S1, create_data("/cc", &vec![7; 1_048_525])).is_ok());
     assert_eq!(
-        s.write(S1, set_data("/big", &vec![7; limit + 1], -1)),
+        s.write(S1, create_data("/cd", &vec![7; 1_048_526])),
         Err(ZkError::BadArguments)
     );
-    assert_eq!(s.read(S1, exists("/bigger")), Ok(Response::Exists(None)));
+    assert_eq!(s.read(S1, exists("/cd")), Ok(Response::Exists(None)));
+    let big_multi = Op::Multi(vec![set_data("/big", &vec![7; 1_048_534], -1)]);
+    assert!(zksim::tree::exceeds_max_buffer(&big_multi));
+    assert_eq!(s.write(S1, big_multi), Err(ZkError::BadArguments));
 }
 
 #[test]
