@@ -691,6 +691,9 @@ fn s22_close_session_deletes_ephemerals_in_one_txn() {
 
 #[test]
 fn s25_set_watches_replays_missed_events() {
+    // The same scenario as `sim/tests/oracle/WatchOracle.java` on a real
+    // 3.8.0 server, which replays exactly these events in this order (the
+    // client shows the duplicate NodeDeleted for /gone once per watcher).
     let mut s = Server::new();
     s.write(S1, create("/same", Persistent)).unwrap(); // 1
     s.write(S1, create("/changed", Persistent)).unwrap(); // 2
