@@ -22,6 +22,7 @@ mod wire;
 pub use wire::{exceeds_max_buffer, request_len, JUTE_MAX_BUFFER};
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use crate::path::validate_path;
 use crate::proto::{EventType, Op, Reply, Response, SessionId, Stat, ZkError, Zxid};
@@ -124,12 +125,18 @@ pub struct Trigger {
     pub kind: EventType,
 }
 
+/// Nodes by path. Shared copy-on-write at two levels — the map and each
+/// node — because the model checker clones trees far more often than it
+/// changes them: a clone costs two reference counts, and a write copies the
+/// map's spine and the nodes it touches, not the tree.
+type NodeMap = BTreeMap<Arc<str>, Arc<Node>>;
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct DataTree {
-    nodes: BTreeMap<String, Node>,
+    nodes: Arc<NodeMap>,
     /// Ephemeral paths by owner (`DataTree.ephemerals`), so that closing a
     /// session does not scan the tree.
-    ephemerals: BTreeMap<SessionId, BTreeSet<String>>,
+    ephemerals: Arc<BTreeMap<SessionId, BTreeSet<String>>>,
     last_zxid: Zxid,
 }
 
@@ -148,23 +155,23 @@ impl DataTree {
     /// (In a quorum with dynamic reconfig the config node holds the
     /// membership; not modelled.)
     pub fn new() -> Self {
-        let mut nodes = BTreeMap::new();
-        for path in SYSTEM_NODES {
-            nodes.insert(path.to_string(), Node::new(Vec::new(), Stat::default()));
-        }
         let mut tree = DataTree {
-            nodes,
-            ephemerals: BTreeMap::new(),
+            nodes: Arc::default(),
+            ephemerals: Arc::default(),
             last_zxid: 0,
         };
+        for path in SYSTEM_NODES {
+            tree.insert_node(path, Node::new(Vec::new(), Stat::default()));
+        }
         for path in &SYSTEM_NODES[1..] {
             let (parent, name) = crate::path::split(path);
-            let parent = tree.nodes.get_mut(parent).expect("system parent");
-            parent.add_child(name);
+            if let Some(parent) = tree.node_mut(parent) {
+                parent.add_child(name);
+            }
         }
         // `addConfigNode` sets its ACL with `setACL(..., -1)`, which stores
         // the given version: a fresh server reads `aversion = -1` there.
-        if let Some(config) = tree.nodes.get_mut(CONFIG_NODE) {
+        if let Some(config) = tree.node_mut(CONFIG_NODE) {
             config.stat.aversion = -1;
         }
         tree
@@ -212,16 +219,16 @@ impl DataTree {
     pub fn read(&self, op: &Op) -> Reply {
         validate_path(op.path())?;
         match op {
-            Op::Exists { path, .. } => Ok(Response::Exists(self.nodes.get(path).map(|n| n.stat))),
+            Op::Exists { path, .. } => Ok(Response::Exists(self.get(path).map(|n| n.stat))),
             Op::GetData { path, .. } => {
-                let node = self.nodes.get(path).ok_or(ZkError::NoNode)?;
+                let node = self.get(path).ok_or(ZkError::NoNode)?;
                 Ok(Response::Data {
                     data: node.data.clone(),
                     stat: node.stat,
                 })
             }
             Op::GetChildren { path, .. } => {
-                let node = self.nodes.get(path).ok_or(ZkError::NoNode)?;
+                let node = self.get(path).ok_or(ZkError::NoNode)?;
                 Ok(Response::Children {
                     names: self.children_in_server_order(path, node),
                     stat: node.stat,
@@ -242,7 +249,7 @@ impl DataTree {
             .map(|name| {
                 let czxid = self
                     .nodes
-                    .get(&crate::path::join(path, name))
+                    .get(crate::path::join(path, name).as_str())
                     .map_or(0, |child| child.stat.czxid);
                 (java_order::bucket(name, node.child_table_len), czxid, name)
             })
@@ -252,12 +259,31 @@ impl DataTree {
     }
 
     pub fn get(&self, path: &str) -> Option<&Node> {
-        self.nodes.get(path)
+        self.nodes.get(path).map(|n| &**n)
+    }
+
+    /// A node to change, copied first if another tree shares it.
+    fn node_mut(&mut self, path: &str) -> Option<&mut Node> {
+        Arc::make_mut(&mut self.nodes)
+            .get_mut(path)
+            .map(Arc::make_mut)
+    }
+
+    fn insert_node(&mut self, path: &str, node: Node) {
+        Arc::make_mut(&mut self.nodes).insert(Arc::from(path), Arc::new(node));
+    }
+
+    fn remove_node(&mut self, path: &str) -> Option<Arc<Node>> {
+        Arc::make_mut(&mut self.nodes).remove(path)
+    }
+
+    fn contains(&self, path: &str) -> bool {
+        self.nodes.contains_key(path)
     }
 
     /// All nodes, in path order.
     pub fn nodes(&self) -> impl Iterator<Item = (&str, &Node)> {
-        self.nodes.iter().map(|(p, n)| (p.as_str(), n))
+        self.nodes.iter().map(|(p, n)| (&**p, &**n))
     }
 
     /// Paths of the ephemerals a session owns, sorted.
@@ -278,7 +304,7 @@ impl DataTree {
     /// parent near the 2^31 wrap without two billion creates. Returns
     /// `false` if there is no such node.
     pub fn set_seq_counter(&mut self, path: &str, counter: i32) -> bool {
-        match self.nodes.get_mut(path) {
+        match self.node_mut(path) {
             Some(node) => {
                 node.seq_counter = counter;
                 node.refresh_stat();

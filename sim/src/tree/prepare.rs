@@ -37,7 +37,7 @@ trait Records {
 
 impl Records for DataTree {
     fn record(&self, path: &str) -> Option<Record> {
-        self.nodes.get(path).map(|n| Record {
+        self.get(path).map(|n| Record {
             version: n.stat.version,
             ephemeral_owner: n.stat.ephemeral_owner,
             child_count: n.children.len(),
