@@ -188,10 +188,23 @@ impl DataTree {
 
     /// Leader side: the txn that closes or expires `session`, listing the
     /// ephemerals it owns in this tree (`PrepRequestProcessor`, closeSession).
+    ///
+    /// The list is in the order the real server deletes them, which decides
+    /// the order of the watch events the close fires: the order of a Java
+    /// `HashSet` clone of the session's ephemeral set (see
+    /// `java_order::close_session_order`).
     pub fn prepare_close_session(&self, session: SessionId) -> Txn {
+        let mut keyed: Vec<(Zxid, String)> = self
+            .ephemerals
+            .get(&session)
+            .into_iter()
+            .flatten()
+            .map(|path| (self.get(path).map_or(0, |n| n.stat.czxid), path.clone()))
+            .collect();
+        java_order::close_session_order(&mut keyed);
         Txn::CloseSession {
             session,
-            ephemerals: self.ephemerals_of(session),
+            ephemerals: keyed.into_iter().map(|(_, path)| path).collect(),
         }
     }
 
