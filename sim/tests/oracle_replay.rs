@@ -122,7 +122,8 @@ fn replay(script: &str) -> String {
     let mut zxid = 0;
     for session in 1..=SESSIONS {
         zxid += 1;
-        tree.apply(zxid, 0, &Txn::CreateSession { session });
+        let (reply, _) = tree.apply(zxid, 0, &Txn::CreateSession { session });
+        assert!(reply.is_ok());
     }
     let mut closed = BTreeSet::new();
     let mut out = String::new();
