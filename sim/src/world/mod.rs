@@ -307,6 +307,10 @@ impl<C: Client> World<C> {
 
     // ---- observation helpers beyond the contract (tests, checkers, tools) ----
 
+    /// Number of servers (server 0 is the leader).
+    pub fn num_servers(&self) -> usize {
+        self.servers.len()
+    }
     /// The faults still available.
     pub fn budget(&self) -> FaultBudget {
         self.budget
