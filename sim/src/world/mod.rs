@@ -22,7 +22,30 @@
 //!   pings and its (stale) reads; S26 keeps reconnects from going back in time.
 //! - On reconnect the client gets `SyncConnected` first and then the events
 //!   `SetWatches` derives, as ZooKeeper's client sends `ConnectRequest`
-//!   before `SetWatches` on the new connection.
+//!   before `SetWatches` on the new connection (measured on 3.8.0, S25).
+//!   Within each of the three watch lists paths go in sorted order (the
+//!   Java client walks a `HashMap`).
+//! - Time is only `Tick`: a tick ends pauses (a pause of at least the read
+//!   timeout drops the client's connection as it resumes, S21), lets
+//!   running connected clients ping, then expires every session the leader
+//!   has not heard from for the negotiated timeout (S20, S22).
+//! - Requests already on the connection may be taken while their client is
+//!   paused (they left before the pause; taking one is hearing from the
+//!   session); a paused client receives nothing, fires no timer and does
+//!   not reconnect.
+//! - When the leader ends a session other than by that client's own close,
+//!   the server holding its connection closes it as it applies the
+//!   `closeSession` (`FinalRequestProcessor`): the client sees
+//!   `Disconnected`, then `Expired` when it reconnects (S23).
+//! - A write of a session the leader no longer knows fails with
+//!   `SessionExpired` (an error txn, with its zxid), so no ephemeral can
+//!   outlive its owner.
+//! - A fresh session (after `reopen_session`) is created by `Connect` and
+//!   its `SyncConnected` is queued at once (the real server waits until the
+//!   client's server applied `createSession`).
+//! - In one handler call, `reopen_session` takes effect before the ops it
+//!   sends and `close_session` after them (`Cx` does not record their
+//!   interleaving).
 
 mod connection;
 mod enabled;
