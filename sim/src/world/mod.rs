@@ -2,15 +2,15 @@
 //!
 //! The public API in this file is a contract shared with the checker. How
 //! the world works is split by concept:
-//! - [`server`]: a server's tree and watch tables;
-//! - [`log`]: the leader's committed log and its trimming;
-//! - [`session`]: the leader's session tracker (expiry, S22);
-//! - [`connection`]: a client's outbound / taken / inbound queues (S18, S21, S27);
-//! - [`registry`]: the client library's watch memory (S25);
-//! - [`slot`]: everything kept about one client;
-//! - [`ensemble`]: ordering, applying, answering (S19, S27–S29);
-//! - [`handler`]: calling a client's logic and routing what it asks for;
-//! - [`enabled`], [`step`], [`fault`]: the scheduler's view.
+//! - `server`: a server's tree and watch tables;
+//! - `log`: the leader's committed log and its trimming;
+//! - `session`: the leader's session tracker (expiry, S22);
+//! - `connection`: a client's outbound / taken / inbound queues (S18, S21, S27);
+//! - `registry`: the client library's watch memory (S25);
+//! - `slot`: everything kept about one client;
+//! - `ensemble`: ordering, applying, answering (S19, S27–S29);
+//! - `handler`: calling a client's logic and routing what it asks for;
+//! - `enabled`, `step`, `fault`: the scheduler's view.
 //!
 //! Modelling choices a reader should know (each one is ZooKeeper's
 //! behaviour unless said otherwise):
