@@ -47,7 +47,7 @@ pub struct Node {
     pub seq_counter: i32,
     /// Length of the Java `HashSet` table that holds the children on a real
     /// server (0 before the first child): it decides the order in which
-    /// `getChildren` lists them (S30, see [`DataTree::children_in_server_order`]).
+    /// `getChildren` lists them (S30, see `tree/java_order.rs`).
     pub child_table_len: u32,
 }
 
@@ -127,8 +127,9 @@ pub struct Trigger {
 
 /// Nodes by path. Shared copy-on-write at two levels — the map and each
 /// node — because the model checker clones trees far more often than it
-/// changes them: a clone costs two reference counts, and a write copies the
-/// map's spine and the nodes it touches, not the tree.
+/// changes them: a clone costs two reference counts, and the first write to
+/// a shared tree copies the map (whose keys and nodes are shared pointers)
+/// and then only the nodes it touches.
 type NodeMap = BTreeMap<Arc<str>, Arc<Node>>;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

@@ -230,7 +230,7 @@ fn lock_pattern_matches_real_server() {
 
 #[test]
 fn random_scripts_match_real_server() {
-    for seed in 1..=4 {
+    for seed in 1..=12 {
         check(&format!("random-{seed}"));
     }
 }

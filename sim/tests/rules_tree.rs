@@ -214,6 +214,16 @@ fn s01_invalid_paths_are_bad_arguments() {
             "{system}"
         );
     }
+    // Under the read-only config node the parent's ACL answers first.
+    assert_eq!(
+        s.write(S1, delete("/zookeeper/config/x", -1)),
+        Err(ZkError::NoAuth)
+    );
+    assert_eq!(
+        s.write(S1, create("/zookeeper/config/x", Persistent)),
+        Err(ZkError::NoAuth)
+    );
+    assert!(s.write(S1, create("/zookeeper/x", Persistent)).is_ok());
     assert!(validate_path("/a.b/...").is_ok());
 }
 

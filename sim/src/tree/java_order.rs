@@ -15,7 +15,9 @@
 //! the bucket into a tree, or grows a small table early); the simulator's
 //! directories are far smaller. Insertion order is taken from each child's
 //! `czxid`; two children created by one multi share it and are then ordered
-//! by name (the real server keeps the multi's op order).
+//! by name (the real server keeps the multi's op order). A server that
+//! loaded its tree from a snapshot rebuilt each set in the snapshot's
+//! order, so its insertion order can differ; not modelled.
 
 /// `String.hashCode`, over UTF-16 code units as Java sees the string.
 pub(crate) fn string_hash(s: &str) -> i32 {

@@ -4,8 +4,8 @@
 //! rules fails with the same code as on a real server:
 //! - create: path (client check) → parent exists → parent ACL → suffix →
 //!   node exists → parent ephemeral;
-//! - delete: path → not a system node → parent exists → node exists →
-//!   version → no children;
+//! - delete: path → not a system node → parent exists → parent ACL →
+//!   node exists → version → no children;
 //! - setData: path → node exists → ACL → version.
 //!
 //! The server checks against `ChangeRecord`s — the few Stat fields that
@@ -178,6 +178,12 @@ fn prepare_delete(view: &impl Records, path: &str, version: i32) -> Result<Txn, 
     }
     let (parent_path, _) = split(path);
     view.record(parent_path).ok_or(ZkError::NoNode)?;
+    // The DELETE permission is checked on the parent before the node is
+    // looked up: under the read-only config node even a missing child
+    // answers `NoAuth` (measured).
+    if parent_path == CONFIG_NODE {
+        return Err(ZkError::NoAuth);
+    }
     let node = view.record(path).ok_or(ZkError::NoNode)?;
     check_version(node.version, version)?;
     if node.child_count > 0 {

@@ -68,6 +68,6 @@ def script(seed, n):
 
 
 if __name__ == "__main__":
-    for seed in [1, 2, 3, 4]:
+    for seed in range(1, 13):
         with open("random-%d.script" % seed, "w") as f:
-            f.write(script(seed, 150))
+            f.write(script(seed, 150 if seed <= 4 else 300))
