@@ -1221,3 +1221,55 @@ fn quiescent_once_everyone_is_done_and_followers_caught_up() {
     sim.apply(1);
     assert!(sim.world.is_quiescent());
 }
+
+#[test]
+fn s23_reopen_on_a_live_handle_abandons_the_old_session_until_it_expires() {
+    let mut sim = Sim::scripts(
+        2,
+        vec![
+            vec![],
+            vec![
+                Step::Send(ephemeral("/old")),
+                Step::SendNoWait(persistent("/lost")),
+                Step::Sleep(1),
+                Step::Reopen,
+                Step::WaitSession(SessionEvent::SyncConnected),
+                Step::Send(ephemeral("/new")),
+            ],
+        ],
+    );
+    let old = sim.world.session_of(1);
+    sim.request(1);
+    sim.apply(1);
+    sim.receive(1); // created /old: the script sends /lost (not taken yet)
+    sim.ticks(1);
+    sim.step(Event::Timer { client: 1 }); // reopen
+    let fresh = sim.world.session_of(1);
+    assert_ne!(fresh, old);
+    assert_eq!(sim.world.server_of(1), None);
+    sim.drain(1);
+    assert_eq!(
+        sim.seen(1).last().and_then(err_of),
+        Some(ZkError::ConnectionLoss),
+        "the old handle's outstanding op fails"
+    );
+    assert!(!sim
+        .enabled()
+        .iter()
+        .any(|e| matches!(e, Event::Request { client: 1 })));
+    sim.connect(1, 1);
+    sim.settle();
+    let tree = sim.world.leader_tree();
+    assert_eq!(tree.get("/new").unwrap().stat.ephemeral_owner, fresh);
+    assert_eq!(
+        tree.get("/old").unwrap().stat.ephemeral_owner,
+        old,
+        "the old session lives on"
+    );
+    sim.ticks(20);
+    assert!(
+        sim.world.leader_tree().get("/old").is_none(),
+        "until it expires"
+    );
+    assert!(sim.world.leader_tree().get("/new").is_some());
+}
