@@ -74,7 +74,7 @@ impl<C: Client> World<C> {
                 let since = self.now;
                 self.clients[client].life = Life::Paused {
                     since,
-                    until: since + self.config.pause_ticks,
+                    until: since.saturating_add(self.config.pause_ticks),
                 };
             }
             Fault::Crash { client } => {
