@@ -19,6 +19,9 @@ mod java_order;
 mod prepare;
 mod wire;
 
+#[cfg(test)]
+mod tests;
+
 pub use wire::{exceeds_max_buffer, request_len, JUTE_MAX_BUFFER};
 
 use std::collections::{BTreeMap, BTreeSet};
