@@ -84,7 +84,8 @@ impl Node {
     }
 }
 
-/// A prepared, ordered change. Applying it cannot fail.
+/// A prepared, ordered change. Applied to the state it was prepared
+/// against (as every server's state is, in zxid order), it cannot fail.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Txn {
     Create {
