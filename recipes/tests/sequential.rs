@@ -230,19 +230,30 @@ fn thinks_between_rounds_then_asks_again() {
 }
 
 #[test]
-fn root_create_lost_is_sent_again_on_reconnect() {
+fn root_create_lost_is_sent_again() {
     let mut h = Harness::new(
         <SequentialLock as zkrecipes::Recipe>::new(&params(1, 1)),
         ME,
     );
     h.start();
+    // The Java order: the op fails first, then `Disconnected` comes.
     let out = h.reply(0, Err(ZkError::ConnectionLoss));
-    assert!(out.sent.is_empty() && out.events.is_empty());
-    h.session(SessionEvent::Disconnected);
-    let out = h.session(SessionEvent::SyncConnected);
     assert_eq!(out.sent, [(1, create_persistent("/lock"))]);
+    assert!(out.events.is_empty());
+    assert!(h.session(SessionEvent::Disconnected).sent.is_empty());
+    assert!(h.session(SessionEvent::SyncConnected).sent.is_empty());
     let out = h.reply(1, created("/lock", 1, 0));
     assert_eq!(out.events, [REQ]);
+    // Had the loss come after `Disconnected`, the reconnect asks again.
+    let mut h = Harness::new(
+        <SequentialLock as zkrecipes::Recipe>::new(&params(1, 1)),
+        ME,
+    );
+    h.start();
+    h.session(SessionEvent::Disconnected);
+    assert!(h.reply(0, Err(ZkError::ConnectionLoss)).sent.is_empty());
+    let out = h.session(SessionEvent::SyncConnected);
+    assert_eq!(out.sent, [(1, create_persistent("/lock"))]);
 }
 
 #[test]

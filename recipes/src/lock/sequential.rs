@@ -248,6 +248,40 @@ impl SequentialProtocol {
         }
     }
 
+    /// The op the current stage waits for.
+    fn stage_op(&self) -> Option<OpId> {
+        match &self.stage {
+            Stage::Creating { op }
+            | Stage::Finding { op, .. }
+            | Stage::Adopting { op, .. }
+            | Stage::Listing { op }
+            | Stage::Watching { op, .. } => Some(*op),
+            Stage::Idle | Stage::Holding => None,
+        }
+    }
+
+    /// Send the current stage's request again (its reply was lost).
+    fn redo(&mut self, cx: &mut Cx<AppEvent>) -> Step {
+        match self.stage.clone() {
+            Stage::Creating { .. } => match self.node.clone() {
+                Node::Unknown { guid } if !self.flaws.blind_retry => self.find(guid, cx),
+                _ => self.create(cx),
+            },
+            Stage::Finding { guid, .. } => self.find(guid, cx),
+            Stage::Adopting { name, .. } => {
+                let op = cx.send(Op::Exists {
+                    path: self.path(&name),
+                    watch: false,
+                });
+                self.stage = Stage::Adopting { op, name };
+                Step::Wait
+            }
+            Stage::Listing { .. } => self.list(cx),
+            Stage::Watching { pred, .. } => self.watch(pred, cx),
+            Stage::Idle | Stage::Holding => Step::Wait,
+        }
+    }
+
     /// Step 3/4 on a fresh listing.
     fn decide(&mut self, names: Vec<String>, cx: &mut Cx<AppEvent>) -> Step {
         let Node::Known { name: mine, .. } = &self.node else {
@@ -326,6 +360,13 @@ impl Protocol for SequentialProtocol {
                 return Step::Wait;
             }
         }
+        if reply == Err(ZkError::ConnectionLoss)
+            && self.flaws.ignore_session
+            && self.stage_op() == Some(op)
+        {
+            // Nothing will interrupt this attempt: ask again.
+            return self.redo(cx);
+        }
         match self.stage.clone() {
             Stage::Creating { op: want } if want == op => match reply {
                 Ok(Response::Created { path, stat }) => {
@@ -365,13 +406,11 @@ impl Protocol for SequentialProtocol {
             },
             Stage::Listing { op: want } if want == op => match reply {
                 Ok(Response::Children { names, .. }) => self.decide(names, cx),
-                Err(ZkError::ConnectionLoss) if self.flaws.ignore_session => self.list(cx),
                 _ => Step::Wait,
             },
-            Stage::Watching { op: want, pred } if want == op => match reply {
+            Stage::Watching { op: want, .. } if want == op => match reply {
                 Ok(Response::Exists(Some(_))) => Step::Wait,
                 Ok(Response::Exists(None)) => self.woken(cx),
-                Err(ZkError::ConnectionLoss) if self.flaws.ignore_session => self.watch(pred, cx),
                 _ => Step::Wait,
             },
             _ => Step::Wait,
