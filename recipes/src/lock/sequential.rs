@@ -19,9 +19,17 @@
 //! Failures: `ConnectionLoss` on the create → list the children and adopt
 //! the node carrying this attempt's guid if it is there, else create again
 //! (W4). Any child carrying this client's and session's tag that is not its
-//! current node is a leftover of an earlier attempt and is deleted when
-//! seen. After an interruption in the same session the old node is deleted
-//! before the next attempt (its fence must not be reused).
+//! current node is a leftover of an earlier attempt: it is deleted when seen
+//! and never counted as a predecessor. After an interruption (`GaveUp`,
+//! `LostLock`) the attempt is over: in the same session its node is deleted
+//! (by name if known, else through the tag when the next listing shows it),
+//! and the retry creates a new node — re-using the old one would reuse a
+//! fence and let a client that gave up jump ahead of those that queued
+//! behind it in the meantime (FIFO).
+//!
+//! In ZooKeeper a `ConnectionLoss` always comes with a `Disconnected`, so the
+//! adoption above completes only for a client that does not give up on
+//! disconnection (the session-blind variant, or a driver that retries).
 //!
 //! [`Flaws`] switches on the classic mistakes one by one; see
 //! [`super::flaws`] for the registered variants.
@@ -340,13 +348,11 @@ impl SequentialProtocol {
 
 impl Protocol for SequentialProtocol {
     fn attempt(&mut self, cx: &mut Cx<AppEvent>) -> Step {
-        match &self.node {
-            Node::Unknown { guid } if !self.flaws.blind_retry => {
-                let guid = guid.clone();
-                self.find(guid, cx)
-            }
-            _ => self.create(cx),
-        }
+        // A node of an abandoned attempt whose create's reply was lost is
+        // not adopted: the client told the world it gave up, and this new
+        // request must queue behind everyone already in line (FIFO). The
+        // fresh node's listing finds the old one by its tag and deletes it.
+        self.create(cx)
     }
 
     fn on_reply(&mut self, op: OpId, reply: Reply, cx: &mut Cx<AppEvent>) -> Step {
