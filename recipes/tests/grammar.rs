@@ -240,6 +240,8 @@ impl Run {
                     })
                 }
             }
+            Op::Sync { .. } if lost => Err(ZkError::ConnectionLoss),
+            Op::Sync { .. } => Ok(Response::Synced),
             other => panic!("a lock sent {other:?}"),
         };
         let out = self.h.reply(id, reply);
