@@ -47,10 +47,12 @@ super::lock_recipe! {
 super::lock_recipe! {
     /// `sequential-blind-retry` (W4): after `ConnectionLoss` on the create it
     /// creates again without looking for the node the first create may have
-    /// made. That orphan stays until the session ends: it **leaks**, it
-    /// blocks everyone behind it, and when it is lower than the client's new
-    /// node the client waits on itself (**liveness**). (The seeds that retry
-    /// `create` in a loop on any `KeeperException` do this.)
+    /// made. That orphan stays until the session ends and blocks everyone
+    /// behind it; when it is lower than the client's new node the client
+    /// waits on itself: **liveness** breaks (a stuck run). The orphan is
+    /// ephemeral, so it is gone once the session closes: the end-of-run
+    /// **leaks** check does not see it. (The seeds that retry `create` in a
+    /// loop on any `KeeperException` do this.)
     SequentialBlindRetry(SequentialProtocol) =
         |params| exclusive(params, Flaws { blind_retry: true, ..Flaws::default() })
 }
