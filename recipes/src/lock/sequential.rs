@@ -37,66 +37,11 @@
 use zksim::{CreateMode, Cx, EventType, Op, OpId, Reply, Response, WatchedEvent, ZkError};
 
 use super::driver::{Protocol, Step};
-use super::names::{child_name, child_path, sequence_of, sort_by_sequence};
+pub use super::flaws::Flaws;
+pub use super::line::Role;
+use super::line::{judge, Verdict};
+use super::names::{child_name, child_path, sequence_of};
 use crate::AppEvent;
-
-/// Which side of the lock a client takes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Role {
-    /// Plain exclusive lock: `lock-` nodes.
-    Exclusive,
-    /// Read side of a read/write lock: `read-` nodes; blocked by lower writers only.
-    Reader,
-    /// Write side: `write-` nodes; blocked by every lower node.
-    Writer,
-}
-
-impl Role {
-    /// The name prefix's first part.
-    pub fn kind(self) -> &'static str {
-        match self {
-            Role::Exclusive => "lock",
-            Role::Reader => "read",
-            Role::Writer => "write",
-        }
-    }
-    pub fn shared(self) -> bool {
-        self == Role::Reader
-    }
-    /// Whether a sibling named `name` takes part in this lock at all.
-    fn is_lock_node(self, name: &str) -> bool {
-        match self {
-            Role::Exclusive => name.starts_with("lock-"),
-            Role::Reader | Role::Writer => name.starts_with("read-") || name.starts_with("write-"),
-        }
-    }
-    /// Whether a lower sibling named `name` keeps this client waiting.
-    fn is_blocked_by(self, name: &str) -> bool {
-        match self {
-            Role::Reader => name.starts_with("write-"),
-            Role::Exclusive | Role::Writer => true,
-        }
-    }
-}
-
-/// Deliberate mistakes, each one a rule of `ZK-SEMANTICS.md`; all `false`
-/// is the correct recipe.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Flaws {
-    /// W3: on the predecessor's deletion (or when `exists` says it is gone)
-    /// take the lock without listing the children again.
-    pub no_recheck: bool,
-    /// W5: ignore `Disconnected` and `Expired`; keep holding (or waiting).
-    pub ignore_session: bool,
-    /// W6: watch the lowest node instead of the predecessor.
-    pub watch_lowest: bool,
-    /// W4: after `ConnectionLoss` on the create, create again without
-    /// looking for the node the first create may have made (and never clean
-    /// up own leftovers).
-    pub blind_retry: bool,
-    /// W1: order the children by whole name as strings, not by sequence.
-    pub string_sort: bool,
-}
 
 /// This client's knowledge of its own node for the current attempt.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -295,52 +240,22 @@ impl SequentialProtocol {
         let Node::Known { name: mine, .. } = &self.node else {
             return Step::Wait;
         };
-        let mine = mine.clone();
-        let tag = self.session_tag(cx.session_id());
-        let mut line = Vec::new();
-        for name in names {
-            if !self.role.is_lock_node(&name) {
-                continue;
-            }
-            if !self.flaws.blind_retry && name != mine && name.starts_with(&tag) {
-                // Our own leftover (a create whose reply was lost): it would
-                // block us until the session ends.
-                cx.send(Op::Delete {
-                    path: self.path(&name),
-                    version: -1,
-                });
-                continue;
-            }
-            line.push(name);
+        // W4: the blind variant never looks for its own leftovers.
+        let tag = (!self.flaws.blind_retry).then(|| self.session_tag(cx.session_id()));
+        let judgement = judge(&names, mine, tag.as_deref(), self.role, self.flaws);
+        for leftover in &judgement.leftovers {
+            cx.send(Op::Delete {
+                path: self.path(leftover),
+                version: -1,
+            });
         }
-        let line: Vec<String> = if self.flaws.string_sort {
-            line.sort();
-            line
-        } else {
-            sort_by_sequence(&line)
-                .into_iter()
-                .map(|s| s.name)
-                .collect()
-        };
-        let Some(at) = line.iter().position(|n| *n == mine) else {
-            // Our node is gone (deleted under us): start over.
-            self.node = Node::None;
-            return self.create(cx);
-        };
-        let blockers: Vec<&String> = line[..at]
-            .iter()
-            .filter(|n| self.role.is_blocked_by(n))
-            .collect();
-        let target = if self.flaws.watch_lowest {
-            line[..at].first().filter(|_| !blockers.is_empty())
-        } else {
-            blockers.last().copied()
-        };
-        match target {
-            None => self.hold(),
-            Some(pred) => {
-                let pred = pred.clone();
-                self.watch(pred, cx)
+        match judgement.verdict {
+            Verdict::Holds => self.hold(),
+            Verdict::Watch(pred) => self.watch(pred, cx),
+            Verdict::Gone => {
+                // Our node is gone (deleted under us): start over.
+                self.node = Node::None;
+                self.create(cx)
             }
         }
     }
