@@ -5,7 +5,10 @@
 //! [`registry`] lists them all by name.
 
 pub mod event;
+pub mod figures;
 pub mod idle;
+#[cfg(feature = "real-zk")]
+pub mod real;
 pub mod registry;
 pub mod workload;
 

@@ -1,0 +1,584 @@
+//! Run sans-IO [`zksim::Client`]s against a real ZooKeeper.
+//!
+//! The driver is thin on purpose: it turns each [`Op`] a client sends into
+//! one `zookeeper-client` call, hands back replies, one-shot watch events and
+//! session changes, runs each client's single timer on tokio's clock (one
+//! [`Tick`](zksim::Tick) = [`zksim::TICK_MS`] ms), and writes down what it
+//! saw as [`Happening`]s — the same record the simulator keeps, so the same
+//! counting (see [`crate::figures`]) runs on both. No recipe logic here.
+//!
+//! # Ordering
+//! Every client has its own session (its own TCP connection). For each
+//! client the driver feeds replies and watch events in the order the
+//! connection delivered them: `zookeeper-client` dispatches each reply and
+//! each notification through its own channel from one task reading the
+//! socket in order, and [`WakeSet`] yields outputs in wake order (see its
+//! docs). One server notification that reaches several of the library's
+//! watchers (say `exists` and `getData` on one path) is delivered once, as
+//! the Java client's single default watcher would see it.
+//!
+//! Session states come through the library's state watcher, which keeps
+//! only the newest state: a `Disconnected` followed at once by
+//! `SyncConnected` can arrive as `SyncConnected` alone. Both are ordered
+//! with the replies the same way (the library wakes the watcher before it
+//! fails the outstanding requests of a broken connection).
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use tokio::time::Instant;
+use zksim::{
+    Client, Cx, CxOutput, Delivery, Happening, Op, OpId, Reply, SessionEvent, SessionId,
+    SessionRequest, TimerRequest, ZkError, TICK_MS,
+};
+use zookeeper_client as zk;
+
+use super::ops::{self, Answer, WatchClass};
+use super::wakeset::WakeSet;
+
+/// How to reach the server and how long to let a run go.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DriveConfig {
+    /// `host:port[,host:port…]`, as for any ZooKeeper client.
+    pub connect_string: String,
+    /// Asked-for session timeout (the server clamps it to its min/max).
+    pub session_timeout: Duration,
+    /// The run stops here even if some client is not done (a stuck recipe).
+    pub run_timeout: Duration,
+}
+
+impl DriveConfig {
+    pub fn new(connect_string: impl Into<String>) -> Self {
+        DriveConfig {
+            connect_string: connect_string.into(),
+            session_timeout: Duration::from_secs(4),
+            run_timeout: Duration::from_secs(60),
+        }
+    }
+}
+
+/// What a run on a real server produced.
+#[derive(Clone, Debug)]
+pub struct RealRun<C: Client> {
+    /// What happened, in the order the driver saw it. Only client-side
+    /// happenings: `Sent`, `Delivered`, `App` and `SessionEnded` (a server's
+    /// `Taken`/`Committed`/`Applied` are not observable from outside).
+    pub log: Vec<Happening<C::Event>>,
+    /// `at[i]` is when `log[i]` happened, from the start of the run.
+    pub at: Vec<Duration>,
+    /// Each client's sessions, oldest first (more than one after a reopen).
+    pub sessions: Vec<Vec<SessionId>>,
+    /// The clients as they ended.
+    pub clients: Vec<C>,
+    /// Every client was done with nothing in flight before `run_timeout`.
+    pub finished: bool,
+    pub elapsed: Duration,
+}
+
+/// The run could not begin.
+#[derive(Debug)]
+pub enum DriveError {
+    /// A client's first session could not be opened.
+    Connect { client: usize, reason: String },
+    /// No tokio runtime could be built (for [`drive_blocking`]).
+    Runtime(std::io::Error),
+}
+
+impl std::fmt::Display for DriveError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DriveError::Connect { client, reason } => {
+                write!(f, "client {client} could not connect: {reason}")
+            }
+            DriveError::Runtime(e) => write!(f, "could not build a tokio runtime: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for DriveError {}
+
+/// [`drive`] on a fresh current-thread tokio runtime.
+pub fn drive_blocking<C: Client>(
+    clients: Vec<C>,
+    config: &DriveConfig,
+) -> Result<RealRun<C>, DriveError> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .map_err(DriveError::Runtime)?;
+    runtime.block_on(drive(clients, config))
+}
+
+/// Run `clients` (each with its own session) until every one is done with
+/// nothing in flight, or `run_timeout` passes. Connects every client first,
+/// then calls `start` on each in index order. Closes every session at the
+/// end (waiting, bounded, for the server to confirm) so that the next run
+/// starts with no ephemerals left over. Needs a tokio runtime with time.
+pub async fn drive<C: Client>(
+    clients: Vec<C>,
+    config: &DriveConfig,
+) -> Result<RealRun<C>, DriveError> {
+    let mut driver = Driver::connect(clients, config).await?;
+    for client in 0..driver.slots.len() {
+        driver.feed(client, |c, cx| c.start(cx));
+    }
+    let deadline = driver.start + config.run_timeout;
+    let finished = loop {
+        if driver.all_done() {
+            break true;
+        }
+        let outcome = tokio::select! {
+            outcome = driver.set.next() => outcome,
+            () = tokio::time::sleep_until(deadline) => break false,
+        };
+        driver.handle(outcome);
+    };
+    driver
+        .close_all(config.session_timeout + Duration::from_secs(2))
+        .await;
+    Ok(driver.finish(finished))
+}
+
+/// Something one of the driver's futures produced.
+enum Outcome {
+    Answer {
+        client: usize,
+        op: OpId,
+        answer: Answer,
+    },
+    Watch {
+        client: usize,
+        key: u64,
+        event: zk::WatchedEvent,
+    },
+    State {
+        client: usize,
+        epoch: u32,
+        session: SessionId,
+        state: zk::SessionState,
+        watcher: zk::StateWatcher,
+    },
+    Timer {
+        client: usize,
+        generation: u64,
+    },
+    Reopened {
+        client: usize,
+        result: Result<zk::Client, zk::Error>,
+    },
+}
+
+/// A client's connection to the server, as far as the driver is concerned.
+enum Handle {
+    Live(zk::Client),
+    /// A new session is being opened (after `reopen_session`).
+    Reopening,
+    /// `close_session` was asked; the server has not confirmed yet.
+    Closing,
+    /// Closed or expired: every new request fails with `SessionExpired`.
+    Ended,
+}
+
+struct Slot<C> {
+    client: C,
+    next_op: OpId,
+    handle: Handle,
+    session: SessionId,
+    /// Bumped with every new session, so a late event of an old one is ignored.
+    epoch: u32,
+    in_flight: usize,
+    timer_generation: u64,
+    /// Watches the library holds for this client, by key: to deliver one
+    /// server notification once even when several library watchers hear it.
+    armed: BTreeMap<u64, (String, WatchClass)>,
+    /// Ops sent while a new session was being opened.
+    parked: Vec<(OpId, Op)>,
+}
+
+struct Driver<C: Client> {
+    slots: Vec<Slot<C>>,
+    sessions: Vec<Vec<SessionId>>,
+    set: WakeSet<Outcome>,
+    log: Vec<Happening<C::Event>>,
+    at: Vec<Duration>,
+    start: Instant,
+    next_watch_key: u64,
+    connect_string: String,
+    session_timeout: Duration,
+}
+
+impl<C: Client> Driver<C> {
+    async fn connect(clients: Vec<C>, config: &DriveConfig) -> Result<Self, DriveError> {
+        let mut driver = Driver {
+            slots: Vec::with_capacity(clients.len()),
+            sessions: Vec::with_capacity(clients.len()),
+            set: WakeSet::default(),
+            log: Vec::new(),
+            at: Vec::new(),
+            start: Instant::now(),
+            next_watch_key: 0,
+            connect_string: config.connect_string.clone(),
+            session_timeout: config.session_timeout,
+        };
+        for (index, client) in clients.into_iter().enumerate() {
+            let handle = open_session(config.connect_string.clone(), config.session_timeout)
+                .await
+                .map_err(|e| DriveError::Connect {
+                    client: index,
+                    reason: e.to_string(),
+                })?;
+            let session = handle.session_id().0;
+            driver.sessions.push(vec![session]);
+            driver.slots.push(Slot {
+                client,
+                next_op: 0,
+                handle: Handle::Reopening,
+                session,
+                epoch: 0,
+                in_flight: 0,
+                timer_generation: 0,
+                armed: BTreeMap::new(),
+                parked: Vec::new(),
+            });
+            driver.watch_state(index, &handle);
+            driver.slots[index].handle = Handle::Live(handle);
+        }
+        // Runs are timed from the first `start`, not from connecting.
+        driver.start = Instant::now();
+        Ok(driver)
+    }
+
+    fn now_ticks(&self) -> u64 {
+        (self.start.elapsed().as_millis() / TICK_MS as u128) as u64
+    }
+
+    fn record(&mut self, happening: Happening<C::Event>) {
+        self.at.push(self.start.elapsed());
+        self.log.push(happening);
+    }
+
+    fn deliver(&mut self, client: usize, delivery: Delivery) {
+        self.record(Happening::Delivered { client, delivery });
+    }
+
+    fn all_done(&self) -> bool {
+        self.slots.iter().all(|s| {
+            s.client.is_done() && s.in_flight == 0 && !matches!(s.handle, Handle::Reopening)
+        })
+    }
+
+    /// Call one of the client's handlers and carry out what it asked.
+    fn feed(&mut self, client: usize, handler: impl FnOnce(&mut C, &mut Cx<C::Event>)) {
+        let now = self.now_ticks();
+        let slot = &mut self.slots[client];
+        let mut cx = Cx::new(now, slot.session, slot.next_op);
+        handler(&mut slot.client, &mut cx);
+        self.apply(client, cx.into_parts());
+    }
+
+    fn apply(&mut self, client: usize, output: CxOutput<C::Event>) {
+        let CxOutput {
+            next_op,
+            sent,
+            events,
+            timer,
+            session_request,
+        } = output;
+        self.slots[client].next_op = next_op;
+        for event in events {
+            self.record(Happening::App { client, event });
+        }
+        for (op, request) in sent {
+            self.record(Happening::Sent {
+                client,
+                op,
+                request: request.clone(),
+            });
+            self.dispatch(client, op, request);
+        }
+        match timer {
+            TimerRequest::Keep => {}
+            TimerRequest::Cancel => self.slots[client].timer_generation += 1,
+            TimerRequest::At(tick) => {
+                let slot = &mut self.slots[client];
+                slot.timer_generation += 1;
+                let generation = slot.timer_generation;
+                let due = self.start + Duration::from_millis(tick * TICK_MS as u64);
+                self.set.push(async move {
+                    tokio::time::sleep_until(due).await;
+                    Outcome::Timer { client, generation }
+                });
+            }
+        }
+        match session_request {
+            None => {}
+            Some(SessionRequest::Close) => {
+                let slot = &mut self.slots[client];
+                if matches!(slot.handle, Handle::Live(_)) {
+                    // Dropping the last handle makes the library send
+                    // `closeSession` once the requests in flight are answered.
+                    slot.handle = Handle::Closing;
+                }
+            }
+            Some(SessionRequest::Reopen) => {
+                self.slots[client].handle = Handle::Reopening;
+                let connect_string = self.connect_string.clone();
+                let timeout = self.session_timeout;
+                self.set.push(async move {
+                    Outcome::Reopened {
+                        client,
+                        result: open_session(connect_string, timeout).await,
+                    }
+                });
+            }
+        }
+    }
+
+    fn dispatch(&mut self, client: usize, op: OpId, request: Op) {
+        let slot = &mut self.slots[client];
+        match &slot.handle {
+            Handle::Live(handle) => {
+                slot.in_flight += 1;
+                let handle = handle.clone();
+                self.set.push(async move {
+                    let answer = ops::perform(handle, request).await;
+                    Outcome::Answer { client, op, answer }
+                });
+            }
+            Handle::Reopening => slot.parked.push((op, request)),
+            Handle::Closing | Handle::Ended => {
+                slot.in_flight += 1;
+                self.set.push(std::future::ready(Outcome::Answer {
+                    client,
+                    op,
+                    answer: Answer {
+                        reply: Err(ZkError::SessionExpired),
+                        watch: None,
+                    },
+                }));
+            }
+        }
+    }
+
+    fn watch_state(&mut self, client: usize, handle: &zk::Client) {
+        let epoch = self.slots[client].epoch;
+        let session = handle.session_id().0;
+        self.push_state_watcher(client, epoch, session, handle.state_watcher());
+    }
+
+    fn push_state_watcher(
+        &mut self,
+        client: usize,
+        epoch: u32,
+        session: SessionId,
+        mut watcher: zk::StateWatcher,
+    ) {
+        self.set.push(async move {
+            let state = watcher.changed().await;
+            Outcome::State {
+                client,
+                epoch,
+                session,
+                state,
+                watcher,
+            }
+        });
+    }
+
+    fn handle(&mut self, outcome: Outcome) {
+        match outcome {
+            Outcome::Answer { client, op, answer } => self.on_answer(client, op, answer),
+            Outcome::Watch { client, key, event } => self.on_watch(client, key, &event),
+            Outcome::State {
+                client,
+                epoch,
+                session,
+                state,
+                watcher,
+            } => self.on_state(client, epoch, session, state, watcher),
+            Outcome::Timer { client, generation } => {
+                if self.slots[client].timer_generation == generation {
+                    self.feed(client, |c, cx| c.on_timer(cx));
+                }
+            }
+            Outcome::Reopened { client, result } => self.on_reopened(client, result),
+        }
+    }
+
+    fn on_answer(&mut self, client: usize, op: OpId, answer: Answer) {
+        self.slots[client].in_flight -= 1;
+        if let Some(armed) = answer.watch {
+            let key = self.next_watch_key;
+            self.next_watch_key += 1;
+            self.slots[client]
+                .armed
+                .insert(key, (armed.path, armed.class));
+            let watcher = armed.watcher;
+            self.set.push(async move {
+                Outcome::Watch {
+                    client,
+                    key,
+                    event: watcher.changed().await,
+                }
+            });
+        }
+        let reply: Reply = answer.reply;
+        self.deliver(
+            client,
+            Delivery::Reply {
+                op,
+                reply: reply.clone(),
+            },
+        );
+        self.feed(client, |c, cx| c.on_reply(op, reply, cx));
+    }
+
+    fn on_watch(&mut self, client: usize, key: u64, event: &zk::WatchedEvent) {
+        let slot = &mut self.slots[client];
+        if slot.armed.remove(&key).is_none() {
+            return; // the same notification, already delivered through another watcher
+        }
+        let Some(event) = ops::map_event(event) else {
+            return; // a session's end, reported by the state watcher
+        };
+        // Every other armed watcher on this path that hears this kind got the
+        // very same notification in the same dispatch: drop them.
+        slot.armed
+            .retain(|_, (path, class)| !(path == &event.path && class.hears(event.kind)));
+        self.deliver(client, Delivery::Watch(event.clone()));
+        self.feed(client, |c, cx| c.on_watch(event, cx));
+    }
+
+    fn on_state(
+        &mut self,
+        client: usize,
+        epoch: u32,
+        session: SessionId,
+        state: zk::SessionState,
+        watcher: zk::StateWatcher,
+    ) {
+        let current = self.slots[client].epoch == epoch;
+        let event = match state {
+            zk::SessionState::Disconnected => SessionEvent::Disconnected,
+            zk::SessionState::SyncConnected => SessionEvent::SyncConnected,
+            zk::SessionState::Expired => SessionEvent::Expired,
+            zk::SessionState::Closed | zk::SessionState::AuthFailed => {
+                self.record(Happening::SessionEnded {
+                    session,
+                    expired: false,
+                });
+                if current {
+                    self.slots[client].handle = Handle::Ended;
+                }
+                return;
+            }
+            zk::SessionState::ConnectedReadOnly => {
+                self.push_state_watcher(client, epoch, session, watcher);
+                return;
+            }
+        };
+        if event == SessionEvent::Expired {
+            self.record(Happening::SessionEnded {
+                session,
+                expired: true,
+            });
+        } else {
+            self.push_state_watcher(client, epoch, session, watcher);
+        }
+        if !current {
+            return;
+        }
+        if event == SessionEvent::Expired {
+            self.slots[client].handle = Handle::Ended;
+        }
+        self.deliver(client, Delivery::Session(event));
+        self.feed(client, |c, cx| c.on_session(event, cx));
+    }
+
+    fn on_reopened(&mut self, client: usize, result: Result<zk::Client, zk::Error>) {
+        let parked = std::mem::take(&mut self.slots[client].parked);
+        match result {
+            Ok(handle) => {
+                let session = handle.session_id().0;
+                self.sessions[client].push(session);
+                let slot = &mut self.slots[client];
+                slot.epoch += 1;
+                slot.session = session;
+                slot.armed.clear();
+                self.watch_state(client, &handle);
+                self.slots[client].handle = Handle::Live(handle);
+                let event = SessionEvent::SyncConnected;
+                self.deliver(client, Delivery::Session(event));
+                self.feed(client, |c, cx| c.on_session(event, cx));
+            }
+            Err(_) => self.slots[client].handle = Handle::Ended,
+        }
+        for (op, request) in parked {
+            self.dispatch(client, op, request);
+        }
+    }
+
+    /// Close every live session and wait (up to `patience`) for the server
+    /// to confirm each, recording `SessionEnded`.
+    async fn close_all(&mut self, patience: Duration) {
+        for slot in &mut self.slots {
+            if matches!(slot.handle, Handle::Live(_)) {
+                slot.handle = Handle::Closing;
+            }
+        }
+        let deadline = Instant::now() + patience;
+        while self
+            .slots
+            .iter()
+            .any(|s| matches!(s.handle, Handle::Closing))
+        {
+            let outcome = tokio::select! {
+                outcome = self.set.next() => outcome,
+                () = tokio::time::sleep_until(deadline) => return,
+            };
+            // Clients are no longer fed; only the end of sessions matters now.
+            if let Outcome::State {
+                client,
+                epoch,
+                session,
+                state,
+                watcher,
+            } = outcome
+            {
+                match state {
+                    zk::SessionState::Closed | zk::SessionState::Expired => {
+                        self.record(Happening::SessionEnded {
+                            session,
+                            expired: state == zk::SessionState::Expired,
+                        });
+                        if self.slots[client].epoch == epoch {
+                            self.slots[client].handle = Handle::Ended;
+                        }
+                    }
+                    _ => self.push_state_watcher(client, epoch, session, watcher),
+                }
+            }
+        }
+    }
+
+    fn finish(self, finished: bool) -> RealRun<C> {
+        RealRun {
+            log: self.log,
+            at: self.at,
+            sessions: self.sessions,
+            clients: self.slots.into_iter().map(|s| s.client).collect(),
+            finished,
+            elapsed: self.start.elapsed(),
+        }
+    }
+}
+
+async fn open_session(
+    connect_string: String,
+    session_timeout: Duration,
+) -> Result<zk::Client, zk::Error> {
+    zk::Client::connector()
+        .with_session_timeout(session_timeout)
+        .connect(&connect_string)
+        .await
+}
