@@ -19,9 +19,14 @@
 //!
 //! Session states come through the library's state watcher, which keeps
 //! only the newest state: a `Disconnected` followed at once by
-//! `SyncConnected` can arrive as `SyncConnected` alone. Both are ordered
-//! with the replies the same way (the library wakes the watcher before it
-//! fails the outstanding requests of a broken connection).
+//! `SyncConnected` could arrive as `SyncConnected` alone (reconnecting takes
+//! a round trip, so in practice the driver sees both). When a connection
+//! breaks, the requests it had outstanding fail with `ConnectionLoss`
+//! *before* `Disconnected` is delivered, as in the Java client.
+//!
+//! Run it on a current-thread runtime ([`drive_blocking`] does): the
+//! reordering of `Disconnected` relies on the library failing a broken
+//! connection's requests in the same turn of its task as it reports the state.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -41,6 +46,9 @@ use super::wakeset::WakeSet;
 pub struct DriveConfig {
     /// `host:port[,host:port…]`, as for any ZooKeeper client.
     pub connect_string: String,
+    /// Clients that connect elsewhere (e.g. through a [`FaultProxy`](super::FaultProxy)),
+    /// by client index.
+    pub client_connect_strings: BTreeMap<usize, String>,
     /// Asked-for session timeout (the server clamps it to its min/max).
     pub session_timeout: Duration,
     /// The run stops here even if some client is not done (a stuck recipe).
@@ -51,9 +59,26 @@ impl DriveConfig {
     pub fn new(connect_string: impl Into<String>) -> Self {
         DriveConfig {
             connect_string: connect_string.into(),
+            client_connect_strings: BTreeMap::new(),
             session_timeout: Duration::from_secs(4),
             run_timeout: Duration::from_secs(60),
         }
+    }
+}
+
+impl DriveConfig {
+    /// Let `client` connect to `connect_string` instead of the common one.
+    pub fn with_client_server(mut self, client: usize, connect_string: impl Into<String>) -> Self {
+        self.client_connect_strings
+            .insert(client, connect_string.into());
+        self
+    }
+
+    /// Where `client` connects.
+    pub fn connect_string_for(&self, client: usize) -> &str {
+        self.client_connect_strings
+            .get(&client)
+            .unwrap_or(&self.connect_string)
     }
 }
 
@@ -166,6 +191,12 @@ enum Outcome {
         client: usize,
         result: Result<zk::Client, zk::Error>,
     },
+    /// A `Disconnected` put behind the failures of the broken connection's requests.
+    Deferred {
+        client: usize,
+        epoch: u32,
+        event: SessionEvent,
+    },
 }
 
 /// A client's connection to the server, as far as the driver is concerned.
@@ -203,8 +234,7 @@ struct Driver<C: Client> {
     at: Vec<Duration>,
     start: Instant,
     next_watch_key: u64,
-    connect_string: String,
-    session_timeout: Duration,
+    config: DriveConfig,
 }
 
 impl<C: Client> Driver<C> {
@@ -217,11 +247,11 @@ impl<C: Client> Driver<C> {
             at: Vec::new(),
             start: Instant::now(),
             next_watch_key: 0,
-            connect_string: config.connect_string.clone(),
-            session_timeout: config.session_timeout,
+            config: config.clone(),
         };
         for (index, client) in clients.into_iter().enumerate() {
-            let handle = open_session(config.connect_string.clone(), config.session_timeout)
+            let connect_string = config.connect_string_for(index).to_string();
+            let handle = open_session(connect_string, config.session_timeout)
                 .await
                 .map_err(|e| DriveError::Connect {
                     client: index,
@@ -288,6 +318,11 @@ impl<C: Client> Driver<C> {
         for event in events {
             self.record(Happening::App { client, event });
         }
+        // Ops sent along with a reopen belong to the new session; ops sent
+        // along with a close go out before it (as `close()` after calls would).
+        if session_request == Some(SessionRequest::Reopen) {
+            self.reopen(client);
+        }
         for (op, request) in sent {
             self.record(Happening::Sent {
                 client,
@@ -295,6 +330,14 @@ impl<C: Client> Driver<C> {
                 request: request.clone(),
             });
             self.dispatch(client, op, request);
+        }
+        if session_request == Some(SessionRequest::Close) {
+            let slot = &mut self.slots[client];
+            if matches!(slot.handle, Handle::Live(_)) {
+                // Dropping the last handle makes the library send
+                // `closeSession` once the requests in flight are answered.
+                slot.handle = Handle::Closing;
+            }
         }
         match timer {
             TimerRequest::Keep => {}
@@ -310,28 +353,18 @@ impl<C: Client> Driver<C> {
                 });
             }
         }
-        match session_request {
-            None => {}
-            Some(SessionRequest::Close) => {
-                let slot = &mut self.slots[client];
-                if matches!(slot.handle, Handle::Live(_)) {
-                    // Dropping the last handle makes the library send
-                    // `closeSession` once the requests in flight are answered.
-                    slot.handle = Handle::Closing;
-                }
+    }
+
+    fn reopen(&mut self, client: usize) {
+        self.slots[client].handle = Handle::Reopening;
+        let connect_string = self.config.connect_string_for(client).to_string();
+        let timeout = self.config.session_timeout;
+        self.set.push(async move {
+            Outcome::Reopened {
+                client,
+                result: open_session(connect_string, timeout).await,
             }
-            Some(SessionRequest::Reopen) => {
-                self.slots[client].handle = Handle::Reopening;
-                let connect_string = self.connect_string.clone();
-                let timeout = self.session_timeout;
-                self.set.push(async move {
-                    Outcome::Reopened {
-                        client,
-                        result: open_session(connect_string, timeout).await,
-                    }
-                });
-            }
-        }
+        });
     }
 
     fn dispatch(&mut self, client: usize, op: OpId, request: Op) {
@@ -402,6 +435,16 @@ impl<C: Client> Driver<C> {
                 }
             }
             Outcome::Reopened { client, result } => self.on_reopened(client, result),
+            Outcome::Deferred {
+                client,
+                epoch,
+                event,
+            } => {
+                if self.slots[client].epoch == epoch {
+                    self.deliver(client, Delivery::Session(event));
+                    self.feed(client, |c, cx| c.on_session(event, cx));
+                }
+            }
         }
     }
 
@@ -490,6 +533,18 @@ impl<C: Client> Driver<C> {
         }
         if event == SessionEvent::Expired {
             self.slots[client].handle = Handle::Ended;
+        }
+        if event == SessionEvent::Disconnected {
+            // The library reports the state first and then fails the
+            // connection's outstanding requests, all in one go; the Java
+            // client (`ClientCnxn.cleanAndNotifyState`) fails them first.
+            // Queueing the event behind those failures restores Java's order.
+            self.set.push(std::future::ready(Outcome::Deferred {
+                client,
+                epoch,
+                event,
+            }));
+            return;
         }
         self.deliver(client, Delivery::Session(event));
         self.feed(client, |c, cx| c.on_session(event, cx));

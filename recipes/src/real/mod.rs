@@ -6,13 +6,18 @@
 //! * [`drive`] runs any sans-IO [`zksim::Client`]s against a server and
 //!   returns what happened as [`zksim::Happening`]s, the simulator's own
 //!   record, so the same counting and checks run on both.
+//! * [`FaultProxy`] sits between clients and the server to break or
+//!   silence connections: `ConnectionLoss`, `Disconnected` and session
+//!   expiry on the real server.
 
 mod driver;
 mod ops;
+mod proxy;
 mod server;
 mod wakeset;
 
 pub use driver::{drive, drive_blocking, DriveConfig, DriveError, RealRun};
+pub use proxy::FaultProxy;
 pub use server::{
     TestServer, Unavailable, CLASSPATH_ENV, MAX_SESSION_TIMEOUT, MIN_SESSION_TIMEOUT,
     SERVER_TICK_MS,
