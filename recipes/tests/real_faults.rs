@@ -53,13 +53,16 @@ fn a_broken_connection_fails_what_is_in_flight_then_reconnects_the_same_session(
     let proxy = proxy_for(&server);
     let client = Scripted::new(vec![
         Step::Do(create("/f1", CreateMode::Ephemeral)),
-        Step::Sleep(10),
+        Step::Sleep(20),
         // Sent while the proxy holds every byte: lost with the connection.
         Step::Do(exists("/f1", false)),
         Step::AwaitSession(SessionEvent::SyncConnected),
         Step::Do(exists("/f1", false)),
     ]);
+    // A long session timeout keeps the library from noticing the silence by
+    // itself (it gives up on a connection after 2/5 of it): we break it.
     let config = DriveConfig {
+        session_timeout: Duration::from_secs(10),
         run_timeout: Duration::from_secs(20),
         ..DriveConfig::new(proxy.connect_string())
     };
@@ -67,8 +70,9 @@ fn a_broken_connection_fails_what_is_in_flight_then_reconnects_the_same_session(
     wait_for_dump(&server, Duration::from_secs(10), "the ephemeral /f1", |d| {
         d.contains("/f1")
     });
+    // The client sends its next op 2 s after creating /f1: into the pause.
     proxy.pause();
-    std::thread::sleep(Duration::from_millis(1300));
+    std::thread::sleep(Duration::from_millis(2600));
     proxy.drop_connections();
     proxy.resume();
     let run = run.join().expect("driver thread").expect("drive");

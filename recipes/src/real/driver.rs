@@ -356,10 +356,15 @@ impl<C: Client> Driver<C> {
     }
 
     fn reopen(&mut self, client: usize) {
+        self.reopen_after(client, Duration::ZERO);
+    }
+
+    fn reopen_after(&mut self, client: usize, delay: Duration) {
         self.slots[client].handle = Handle::Reopening;
         let connect_string = self.config.connect_string_for(client).to_string();
         let timeout = self.config.session_timeout;
         self.set.push(async move {
+            tokio::time::sleep(delay).await;
             Outcome::Reopened {
                 client,
                 result: open_session(connect_string, timeout).await,
@@ -551,26 +556,27 @@ impl<C: Client> Driver<C> {
     }
 
     fn on_reopened(&mut self, client: usize, result: Result<zk::Client, zk::Error>) {
-        let parked = std::mem::take(&mut self.slots[client].parked);
-        match result {
-            Ok(handle) => {
-                let session = handle.session_id().0;
-                self.sessions[client].push(session);
-                let slot = &mut self.slots[client];
-                slot.epoch += 1;
-                slot.session = session;
-                slot.armed.clear();
-                self.watch_state(client, &handle);
-                self.slots[client].handle = Handle::Live(handle);
-                let event = SessionEvent::SyncConnected;
-                self.deliver(client, Delivery::Session(event));
-                self.feed(client, |c, cx| c.on_session(event, cx));
-            }
-            Err(_) => self.slots[client].handle = Handle::Ended,
-        }
-        for (op, request) in parked {
+        let Ok(handle) = result else {
+            // Like a fresh Java handle, keep trying until the run ends.
+            self.reopen_after(client, Duration::from_millis(100));
+            return;
+        };
+        let session = handle.session_id().0;
+        self.sessions[client].push(session);
+        let slot = &mut self.slots[client];
+        slot.epoch += 1;
+        slot.session = session;
+        slot.armed.clear();
+        self.watch_state(client, &handle);
+        self.slots[client].handle = Handle::Live(handle);
+        // Ops sent while reconnecting go out first, in their order; the
+        // client hears `SyncConnected` before any of their replies.
+        for (op, request) in std::mem::take(&mut self.slots[client].parked) {
             self.dispatch(client, op, request);
         }
+        let event = SessionEvent::SyncConnected;
+        self.deliver(client, Delivery::Session(event));
+        self.feed(client, |c, cx| c.on_session(event, cx));
     }
 
     /// Close every live session and wait (up to `patience`) for the server
