@@ -28,7 +28,10 @@ pub struct FaultProxy {
 struct Shared {
     /// Both ends of every open relayed connection.
     open: Mutex<Vec<(TcpStream, TcpStream)>>,
-    paused: AtomicBool,
+    /// Client → server bytes are held.
+    paused_up: AtomicBool,
+    /// Server → client bytes are held.
+    paused_down: AtomicBool,
     stopping: AtomicBool,
 }
 
@@ -71,15 +74,24 @@ impl FaultProxy {
         self.shared.drop_all();
     }
 
-    /// Hold every byte in both directions (connections stay open). A pause
-    /// longer than the session timeout lets the server expire the session.
+    /// Hold every byte in both directions (connections stay open): a
+    /// partition. Longer than the session timeout, it lets the server
+    /// expire the session.
     pub fn pause(&self) {
-        self.shared.paused.store(true, Ordering::SeqCst);
+        self.shared.paused_up.store(true, Ordering::SeqCst);
+        self.shared.paused_down.store(true, Ordering::SeqCst);
+    }
+
+    /// Hold only what clients send: requests sent from now on stay in
+    /// flight, while answers to earlier ones still arrive.
+    pub fn pause_requests(&self) {
+        self.shared.paused_up.store(true, Ordering::SeqCst);
     }
 
     /// Let held bytes flow again.
     pub fn resume(&self) {
-        self.shared.paused.store(false, Ordering::SeqCst);
+        self.shared.paused_up.store(false, Ordering::SeqCst);
+        self.shared.paused_down.store(false, Ordering::SeqCst);
     }
 }
 
@@ -125,24 +137,24 @@ fn accept_loop(listener: TcpListener, upstream: SocketAddr, shared: Arc<Shared>)
         let down = shared.clone();
         let _ = thread::Builder::new()
             .name("zk-proxy-up".into())
-            .spawn(move || relay(client_reader, server, &up));
+            .spawn(move || relay(client_reader, server, &up.paused_up, &up));
         let _ = thread::Builder::new()
             .name("zk-proxy-down".into())
-            .spawn(move || relay(server_reader, client, &down));
+            .spawn(move || relay(server_reader, client, &down.paused_down, &down));
     }
 }
 
 /// Copy `from` to `to` until either end closes, holding data while paused.
-fn relay(mut from: TcpStream, mut to: TcpStream, shared: &Shared) {
+fn relay(mut from: TcpStream, mut to: TcpStream, paused: &AtomicBool, shared: &Shared) {
     let mut buf = [0u8; 16 * 1024];
     loop {
-        wait_while_paused(shared);
+        wait_while_paused(paused, shared);
         let n = match from.read(&mut buf) {
             Ok(0) | Err(_) => break,
             Ok(n) => n,
         };
         // A read that was already blocked when the pause began must not slip through.
-        wait_while_paused(shared);
+        wait_while_paused(paused, shared);
         if to.write_all(&buf[..n]).is_err() {
             break;
         }
@@ -151,8 +163,8 @@ fn relay(mut from: TcpStream, mut to: TcpStream, shared: &Shared) {
     let _ = to.shutdown(Shutdown::Both);
 }
 
-fn wait_while_paused(shared: &Shared) {
-    while shared.paused.load(Ordering::SeqCst) && !shared.stopping.load(Ordering::SeqCst) {
+fn wait_while_paused(paused: &AtomicBool, shared: &Shared) {
+    while paused.load(Ordering::SeqCst) && !shared.stopping.load(Ordering::SeqCst) {
         thread::sleep(PAUSE_POLL);
     }
 }
