@@ -13,11 +13,12 @@
 mod driver;
 mod ops;
 mod proxy;
+mod run;
 mod server;
 mod wakeset;
 
-pub use driver::{drive, drive_blocking, DriveConfig, DriveError, RealRun};
 pub use proxy::FaultProxy;
+pub use run::{drive, drive_blocking, DriveConfig, DriveError, RealRun};
 pub use server::{
     TestServer, Unavailable, CLASSPATH_ENV, MAX_SESSION_TIMEOUT, MIN_SESSION_TIMEOUT,
     SERVER_TICK_MS,
