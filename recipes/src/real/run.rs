@@ -12,8 +12,8 @@
 //! client the driver feeds replies and watch events in the order the
 //! connection delivered them: `zookeeper-client` dispatches each reply and
 //! each notification through its own channel from one task reading the
-//! socket in order, and the driver's `WakeSet` yields outputs in wake order (see
-//! docs). One server notification that reaches several of the library's
+//! socket in order, and the driver's `WakeSet` yields outputs in wake
+//! order (see `wakeset.rs`). One server notification that reaches several of the library's
 //! watchers (say `exists` and `getData` on one path) is delivered once, as
 //! the Java client's single default watcher would see it.
 //!
