@@ -195,9 +195,6 @@ impl<C: Client> Driver<C> {
             session_request,
         } = output;
         self.slots[client].next_op = next_op;
-        for event in events {
-            self.record(Happening::App { client, event });
-        }
         // Ops sent along with a reopen belong to the new session; ops sent
         // along with a close go out before it (as `close()` after calls would).
         if session_request == Some(SessionRequest::Reopen) {
@@ -210,6 +207,10 @@ impl<C: Client> Driver<C> {
                 request: request.clone(),
             });
             self.dispatch(client, op, request);
+        }
+        // Same order as the simulator's log: a handler's `Sent`s, then its `App`s.
+        for event in events {
+            self.record(Happening::App { client, event });
         }
         if session_request == Some(SessionRequest::Close) {
             let slot = &mut self.slots[client];
@@ -264,13 +265,20 @@ impl<C: Client> Driver<C> {
                 });
             }
             Handle::Reopening => slot.parked.push((op, request)),
+            // As the Java client answers without sending: `ConnectionLoss`
+            // while a close is under way, `SessionExpired` once the handle is dead.
             Handle::Closing | Handle::Ended => {
+                let error = if matches!(slot.handle, Handle::Closing) {
+                    ZkError::ConnectionLoss
+                } else {
+                    ZkError::SessionExpired
+                };
                 slot.in_flight += 1;
                 self.set.push(std::future::ready(Outcome::Answer {
                     client,
                     op,
                     answer: Answer {
-                        reply: Err(ZkError::SessionExpired),
+                        reply: Err(error),
                         watch: None,
                     },
                 }));

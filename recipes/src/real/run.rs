@@ -24,6 +24,18 @@
 //! breaks, the requests it had outstanding fail with `ConnectionLoss`
 //! *before* `Disconnected` is delivered, as in the Java client.
 //!
+//! # Where it differs from the Java client (and the simulator)
+//! * `reopen_session` while the old session is still alive closes the old
+//!   one (the library sends `closeSession` when its last handle is dropped,
+//!   so its ephemerals go at once) instead of abandoning it to expire, and
+//!   the old handle's outstanding ops are answered normally.
+//! * The library declares a session `Expired` by itself after 7/5 of the
+//!   negotiated timeout without reaching any server; the Java client keeps
+//!   trying and learns of the expiry from the server.
+//! * Calls on a closing handle fail with `ConnectionLoss`, on a closed or
+//!   expired one with `SessionExpired`, as in the Java client; a reopening
+//!   handle holds them and sends them, in order, once connected.
+//!
 //! Run it on a current-thread runtime ([`drive_blocking`] does): the
 //! reordering of `Disconnected` relies on the library failing a broken
 //! connection's requests in the same turn of its task as it reports the state.
