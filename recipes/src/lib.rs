@@ -7,9 +7,11 @@
 pub mod event;
 pub mod figures;
 pub mod idle;
+pub mod lock;
 #[cfg(feature = "real-zk")]
 pub mod real;
 pub mod registry;
+pub mod testkit;
 pub mod workload;
 
 pub use event::AppEvent;
