@@ -7,6 +7,7 @@
 pub mod event;
 pub mod idle;
 pub mod registry;
+pub mod seeds;
 pub mod workload;
 
 pub use event::AppEvent;

@@ -103,4 +103,5 @@ macro_rules! registry {
 //   Variant(Type) = "name", Family, "origin", "summary";
 registry! {
     Idle(crate::idle::Idle) = "idle", Lock, "zkcheck", "Does nothing and finishes at once (a placeholder for tests of the checker itself).";
+    SeedZkLock004(crate::seeds::zklock004::ZkLock004) = "seed004-zklock", Lock, "seed 004", "Sorts names as strings, watches the previous node with the default watcher, and after one wakeup assumes the lock without listing again (mutex after a waiter leaves; waits forever when exists finds nothing).";
 }
