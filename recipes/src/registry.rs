@@ -103,5 +103,7 @@ macro_rules! registry {
 //   Variant(Type) = "name", Family, "origin", "summary";
 registry! {
     Idle(crate::idle::Idle) = "idle", Lock, "zkcheck", "Does nothing and finishes at once (a placeholder for tests of the checker itself).";
+    SeedOuYangLock(crate::seeds::ouyang::OuYangMutex) = "seed001-ouyang-lock", Lock, "seed 001", "Predecessor-watch lock that re-lists after each wakeup; after a ConnectionLoss on create it passes a bare child name to getData and gives up (liveness), and ignores session loss (mutex).";
+    SeedOuYangRwLock(crate::seeds::ouyang::OuYangRwLock) = "seed001-ouyang-rwlock", RwLock, "seed 001", "The same code with read-/write- nodes (odd clients read); same ConnectionLoss and session-loss bugs as seed001-ouyang-lock.";
     SeedZkLock004(crate::seeds::zklock004::ZkLock004) = "seed004-zklock", Lock, "seed 004", "Sorts names as strings, watches the previous node with the default watcher, and after one wakeup assumes the lock without listing again (mutex after a waiter leaves; waits forever when exists finds nothing).";
 }

@@ -13,4 +13,5 @@
 //! bugs the port is expected to show.
 
 pub mod app;
+pub mod ouyang;
 pub mod zklock004;
