@@ -254,8 +254,7 @@ impl<const RW: bool> OuYangLock<RW> {
             Side::Read => {
                 let writer = sorted
                     .iter()
-                    .filter(|(s, n)| n.starts_with("write-") && *s < my_seq)
-                    .next_back();
+                    .rfind(|(s, n)| n.starts_with("write-") && *s < my_seq);
                 match writer {
                     None => return self.locked(cx),
                     Some((_, n)) => n.clone(),
