@@ -12,6 +12,7 @@
 //! Each module's doc has a table "article line → port behaviour" and the
 //! bugs the port is expected to show.
 
+pub mod apache_queue;
 pub mod apache_writelock;
 pub mod app;
 pub mod ouyang;
