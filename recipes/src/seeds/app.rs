@@ -113,6 +113,20 @@ impl App {
             true
         }
     }
+    /// `acquire(maxWait)` returned false: `GaveUp`, skip the critical
+    /// section, go on with the next round. Same return as [`App::released`].
+    pub fn timed_out(&mut self, cx: &mut Cx<AppEvent>) -> bool {
+        cx.emit(AppEvent::GaveUp);
+        self.round += 1;
+        if self.round >= self.workload.rounds {
+            self.stage = Stage::Finished;
+            cx.close_session();
+            false
+        } else {
+            self.stage = Stage::Thinking;
+            true
+        }
+    }
     /// An exception escaped from `lock()`: `GaveUp`, close the handle, stop.
     pub fn gave_up(&mut self, cx: &mut Cx<AppEvent>) {
         cx.emit(AppEvent::GaveUp);

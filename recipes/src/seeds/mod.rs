@@ -15,6 +15,7 @@
 pub mod apache_queue;
 pub mod apache_writelock;
 pub mod app;
+pub mod curator;
 pub mod ouyang;
 pub mod zklock004;
 pub mod znode_name;
