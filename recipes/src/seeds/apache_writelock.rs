@@ -387,6 +387,9 @@ impl<const ORIGINAL: bool> WriteLock<ORIGINAL> {
 
     /// Each registered `LockWatcher` in `fired` calls `lock()`.
     fn watchers_fired(&mut self, fired: usize, cx: &mut Cx<AppEvent>) {
+        if self.app.is_finished() {
+            return; // the handle is closed: nothing more reaches the watchers
+        }
         for _ in 0..fired {
             self.call_lock(false, cx);
         }

@@ -15,6 +15,7 @@ pub struct Drive {
     next_op: OpId,
     pub timer: Option<Tick>,
     pub closed: bool,
+    pub reopened: bool,
     /// Every event emitted so far.
     pub history: Vec<AppEvent>,
 }
@@ -41,6 +42,7 @@ pub fn build(name: &str, p: &RecipeParams, session: SessionId) -> Drive {
         next_op: 0,
         timer: None,
         closed: false,
+        reopened: false,
         history: Vec::new(),
     }
 }
@@ -58,6 +60,9 @@ impl Drive {
         }
         if out.session_request == Some(SessionRequest::Close) {
             self.closed = true;
+        }
+        if out.session_request == Some(SessionRequest::Reopen) {
+            self.reopened = true;
         }
         self.history.extend(out.events.iter().cloned());
         out
