@@ -6,8 +6,10 @@
 
 pub mod event;
 pub mod idle;
+pub mod lock;
 pub mod registry;
 pub mod seeds;
+pub mod testkit;
 pub mod workload;
 
 pub use event::AppEvent;

@@ -103,6 +103,15 @@ macro_rules! registry {
 //   Variant(Type) = "name", Family, "origin", "summary";
 registry! {
     Idle(crate::idle::Idle) = "idle", Lock, "zkcheck", "Does nothing and finishes at once (a placeholder for tests of the checker itself).";
+    Naive(crate::lock::NaiveLock) = "naive", Lock, "zkcheck", "One ephemeral lock node; every waiter watches it and races to recreate it (correct, but a herd).";
+    Sequential(crate::lock::SequentialLock) = "sequential", Lock, "zkcheck", "ZooKeeper's predecessor-watch lock with guid-tagged nodes, re-listing and session handling (the reference).";
+    RwLock(crate::lock::RwLock) = "rwlock", RwLock, "zkcheck", "ZooKeeper's read/write lock: readers wait for the next lower writer only (client i is a writer when i % 3 == 0).";
+    SequentialNoRecheck(crate::lock::flaws::SequentialNoRecheck) = "sequential-no-recheck", Lock, "zkcheck", "Flawed (W3): takes the lock when its predecessor goes, without re-listing; breaks mutual exclusion.";
+    SequentialIgnoreSession(crate::lock::flaws::SequentialIgnoreSession) = "sequential-ignore-session", Lock, "zkcheck", "Flawed (W5): ignores Disconnected/Expired and keeps holding; breaks belief-level mutual exclusion.";
+    SequentialWatchLowest(crate::lock::flaws::SequentialWatchLowest) = "sequential-watch-lowest", Lock, "zkcheck", "Flawed (W6): every waiter watches the lowest node; each release wakes them all (herd).";
+    SequentialBlindRetry(crate::lock::flaws::SequentialBlindRetry) = "sequential-blind-retry", Lock, "zkcheck", "Flawed (W4): recreates after ConnectionLoss without looking for its first node; orphans leak and block.";
+    SequentialStringSort(crate::lock::flaws::SequentialStringSort) = "sequential-string-sort", Lock, "zkcheck", "Flawed (W1): sorts guid-tagged names as strings; a later client can jump the holder (mutual exclusion, FIFO).";
+    NaiveNoRewatch(crate::lock::flaws::NaiveNoRewatch) = "naive-no-rewatch", Lock, "zkcheck", "Flawed (W2): waits for a watch when exists says the lock node is gone; the last waiter waits forever.";
     SeedOuYangLock(crate::seeds::ouyang::OuYangMutex) = "seed001-ouyang-lock", Lock, "seed 001", "Predecessor-watch lock that re-lists after each wakeup; after a ConnectionLoss on create it passes a bare child name to getData and gives up (liveness), and ignores session loss (mutex).";
     SeedOuYangRwLock(crate::seeds::ouyang::OuYangRwLock) = "seed001-ouyang-rwlock", RwLock, "seed 001", "The same code with read-/write- nodes (odd clients read); same ConnectionLoss and session-loss bugs as seed001-ouyang-lock.";
     SeedApacheWriteLock(crate::seeds::apache_writelock::ApacheWriteLock) = "seed003-apache-writelock", Lock, "seed 003", "Apache WriteLock as printed: ZNodeName sorts by the x-<sessionId> prefix first, so a later client with a string-smaller session id acquires beside the holder (mutex); a reused node after ConnectionLoss gets a bare id and never acquires (liveness).";
