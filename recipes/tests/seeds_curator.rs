@@ -156,10 +156,15 @@ fn the_holder_ignores_connection_state_and_an_expired_handle_is_replaced() {
         "no LostLock: InterProcessMutex has no state listener"
     );
     assert!(d.reopened);
-    // Hold over: release deletes; NoNode (the session took it) is fine.
-    let (op, _) = only(&d.fire_timer());
-    let out = d.reply(op, Err(ZkError::NoNode));
-    assert_eq!(out.events, vec![AppEvent::Released]);
+    // Hold over: Released, release deletes; NoNode (the session took it) is fine.
+    let out = d.fire_timer();
+    assert_eq!(
+        out.events,
+        vec![AppEvent::ResourceWrite { fence: 15 }, AppEvent::Released]
+    );
+    let (op, _) = only(&out);
+    assert!(d.reply(op, Err(ZkError::NoNode)).events.is_empty());
+    assert!(d.is_done() && d.closed);
 }
 
 #[test]

@@ -378,7 +378,7 @@ impl<const ORIGINAL: bool> WriteLock<ORIGINAL> {
         self.id = None;
         self.fence = None;
         self.run = None;
-        if self.app.released(cx) {
+        if self.app.release_returned(cx) {
             let think = self.app.think_ticks();
             self.alarms.set(Alarm::Think, think, cx);
         }

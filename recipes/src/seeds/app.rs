@@ -9,8 +9,8 @@
 //! repeat workload.rounds times:
 //!     Requested; lock(); Acquired; ResourceWrite
 //!     hold workload.hold_ticks; ResourceWrite
-//!     release(); Released
-//!     think workload.think_ticks
+//!     Released; release()
+//!     think workload.think_ticks (once release() has returned)
 //! close the ZooKeeper handle
 //! ```
 //!
@@ -91,18 +91,20 @@ impl App {
         cx.emit(AppEvent::ResourceWrite { fence });
         self.stage = Stage::Holding { fence };
     }
-    /// The hold is over: the last write under the lock; the program now calls `release()`.
+    /// The hold is over: the last write under the lock, then `Released` — the
+    /// program stops touching the resource and calls `release()` (the
+    /// caller sends the delete in the same handler, as the other recipes do).
     pub fn hold_over(&mut self, cx: &mut Cx<AppEvent>) {
         if let Stage::Holding { fence } = self.stage {
             cx.emit(AppEvent::ResourceWrite { fence });
+            cx.emit(AppEvent::Released);
         }
         self.stage = Stage::Releasing;
     }
-    /// `release()` returned (or threw). Returns true when another round
-    /// follows (the caller arms the think timer); false when the program
-    /// closed its handle.
-    pub fn released(&mut self, cx: &mut Cx<AppEvent>) -> bool {
-        cx.emit(AppEvent::Released);
+    /// `release()` returned (or threw): the Java call is synchronous, so the
+    /// next round waits for it. Returns true when another round follows (the
+    /// caller arms the think timer); false when the program closed its handle.
+    pub fn release_returned(&mut self, cx: &mut Cx<AppEvent>) -> bool {
         self.round += 1;
         if self.round >= self.workload.rounds {
             self.stage = Stage::Finished;

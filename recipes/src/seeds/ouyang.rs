@@ -286,7 +286,7 @@ impl<const RW: bool> OuYangLock<RW> {
     fn released(&mut self, cx: &mut Cx<AppEvent>) {
         self.step = Step::Idle;
         self.my_path = None;
-        if self.app.released(cx) {
+        if self.app.release_returned(cx) {
             let think = self.app.think_ticks();
             self.alarms.set(Alarm::Think, think, cx);
         }

@@ -165,11 +165,10 @@ impl ZkLock004 {
         self.znode = None;
         if !deleted {
             // delete threw: `zooKeeper.close()` never runs.
-            cx.emit(AppEvent::Released);
             self.app.abandon();
             return;
         }
-        if self.app.released(cx) {
+        if self.app.release_returned(cx) {
             let think = self.app.think_ticks();
             self.alarms.set(Alarm::Think, think, cx);
         }

@@ -54,7 +54,7 @@ impl CuratorMutex {
                 return;
             }
             Progress::TimedOut => self.app.timed_out(cx),
-            Progress::Released => self.app.released(cx),
+            Progress::Released => self.app.release_returned(cx),
         };
         if next_round {
             let think = self.app.think_ticks();
