@@ -233,3 +233,38 @@ fn leader_is_elected_abdicates_on_disconnect_and_requeues() {
     d.reply(op, Ok(Response::Deleted));
     assert!(d.is_done() && d.closed);
 }
+
+#[test]
+fn an_interrupted_protected_create_is_found_and_deleted_in_the_background() {
+    let mut d = build(LEADER, &params(1, 2, "/lock", 1), 5);
+    let create = create_op(&d.start());
+    // SUSPENDED while the create is in flight: the task is cancelled.
+    let out = d.session_event(SessionEvent::Disconnected);
+    assert!(out.events.is_empty(), "not leading: nothing to abdicate");
+    assert_eq!(out.sent.len(), 2, "{:?}", out.sent);
+    let (find, sent) = out.sent[0].clone();
+    assert_eq!(
+        sent,
+        Op::GetChildren {
+            path: "/lock".into(),
+            watch: false
+        }
+    );
+    assert!(
+        matches!(&out.sent[1].1, Op::Create { path, .. } if path.contains("000000000002-lock-"))
+    );
+    // The first create did apply; its reply is lost.
+    d.reply(create, Err(ZkError::ConnectionLoss));
+    let out = d.reply(
+        find,
+        children(&[&format!("{OURS}0000000000"), "other-lock-0000000001"]),
+    );
+    let (_, sent) = only(&out);
+    assert_eq!(
+        sent,
+        Op::Delete {
+            path: format!("/lock/{OURS}0000000000"),
+            version: -1
+        }
+    );
+}

@@ -91,9 +91,19 @@ pub struct Internals {
     attempt_retries: u32,
     deadline: Option<Tick>,
     max_wait: Option<Tick>,
-    /// `delete().guaranteed()` paths still to delete in the background.
-    guaranteed: Vec<String>,
-    background: Vec<(OpId, String)>,
+    /// Background work that failed and waits for the next reconnect.
+    guaranteed: Vec<Background>,
+    background: Vec<(OpId, Background)>,
+}
+
+/// Curator's background operations the port models.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Background {
+    /// `delete().guaranteed()` of a path.
+    Delete(String),
+    /// `FindAndDeleteProtectedNodeInBackground` (CURATOR-45/79): list the
+    /// parent and delete the child carrying this protected id.
+    FindAndDelete(String),
 }
 
 impl Internals {
@@ -202,19 +212,32 @@ impl Internals {
     pub fn abort(&mut self, cx: &mut Cx<AppEvent>, alarms: &mut Alarms<Alarm>) {
         alarms.clear(&Alarm::MaxWait, cx);
         alarms.clear(&Alarm::Retry, cx);
+        let creating = matches!(
+            self.step,
+            Step::Create(_) | Step::FindProtected(_) | Step::Mkdirs(_) | Step::Sleep(Redo::Create)
+        );
         self.step = Step::Idle;
         if let Some(path) = self.our_path.take() {
-            self.guaranteed_delete(path, cx);
+            self.start_background(Background::Delete(path), cx);
+        } else if creating {
+            // protectedPathInForeground's catch: the create may have made a node.
+            let id = self.protected_id.clone();
+            self.start_background(Background::FindAndDelete(id), cx);
         }
     }
 
-    /// `client.delete().guaranteed()` in the background.
-    fn guaranteed_delete(&mut self, path: String, cx: &mut Cx<AppEvent>) {
-        let op = cx.send(Op::Delete {
-            path: path.clone(),
-            version: -1,
-        });
-        self.background.push((op, path));
+    fn start_background(&mut self, work: Background, cx: &mut Cx<AppEvent>) {
+        let op = match &work {
+            Background::Delete(path) => cx.send(Op::Delete {
+                path: path.clone(),
+                version: -1,
+            }),
+            Background::FindAndDelete(_) => cx.send(Op::GetChildren {
+                path: self.base.clone(),
+                watch: false,
+            }),
+        };
+        self.background.push((op, work));
     }
 
     /// `release()`: `deleteOurPath` in the foreground with retries.
@@ -231,8 +254,8 @@ impl Internals {
 
     /// The reconnect (`RECONNECTED`) retries failed guaranteed deletes.
     pub fn reconnected(&mut self, cx: &mut Cx<AppEvent>) {
-        for path in std::mem::take(&mut self.guaranteed) {
-            self.guaranteed_delete(path, cx);
+        for work in std::mem::take(&mut self.guaranteed) {
+            self.start_background(work, cx);
         }
     }
 
@@ -279,9 +302,16 @@ impl Internals {
         alarms: &mut Alarms<Alarm>,
     ) -> Progress {
         if let Some(i) = self.background.iter().position(|(id, _)| *id == op) {
-            let (_, path) = self.background.remove(i);
-            if !matches!(reply, Ok(_) | Err(ZkError::NoNode)) {
-                self.guaranteed.push(path);
+            let (_, work) = self.background.remove(i);
+            match (work, reply) {
+                (Background::FindAndDelete(id), Ok(Response::Children { names, .. })) => {
+                    for name in names.iter().filter(|n| n.starts_with(&id)) {
+                        let path = format!("{}/{}", self.base, name);
+                        self.start_background(Background::Delete(path), cx);
+                    }
+                }
+                (_, Ok(_) | Err(ZkError::NoNode)) => {}
+                (work, Err(_)) => self.guaranteed.push(work),
             }
             return Progress::Nothing;
         }
@@ -364,7 +394,7 @@ impl Internals {
                 }
                 // guaranteed(): keep trying in the background; the caller sees the throw.
                 if let Some(path) = self.our_path.take() {
-                    self.guaranteed.push(path);
+                    self.guaranteed.push(Background::Delete(path));
                 }
                 self.step = Step::Idle;
                 Progress::Released

@@ -10,6 +10,7 @@
 //! | seed 002 1040 | `ExponentialBackoffRetry(1000, 3)` | 3 retries, sleeping 1 s · 2^n (the middle of Curator's random range) |
 //! | `RetryLoop.shouldRetry` | retry `CONNECTIONLOSS`, `OPERATIONTIMEOUT`, `SESSIONMOVED`, `SESSIONEXPIRED` | same; `blockUntilConnected` is not modelled (the sleep stands in) |
 //! | `CreateBuilderImpl` protection | name `_c_<uuid>-lock-`; a retried create first lists the parent and reuses a child starting with `_c_<uuid>` | same, with a deterministic per-attempt uuid; a reused node's czxid is read once (observer-only) for the fence |
+//! | `protectedPathInForeground` (CURATOR-45/79) | a protected create that fails with `ConnectionLoss` (or is interrupted) schedules `FindAndDeleteProtectedNodeInBackground` | background `GetChildren` + delete of the child with our protected id, retried after each reconnect |
 //! | `creatingParentsIfNeeded` | `NoNode` → make the parent, create again | same |
 //! | `LockInternals.internalLockLoop` | `getSortedChildren` (by `fixForSorting`: text after the last `lock-`, as a string); index 0 holds; else `getData(pred)` with a watcher; `NoNode` → loop; `wait(maxWait)` | same; wakes on **any** watcher event, connection-state ones included |
 //! | `validateOurIndex` + `attemptLock` | our node missing → `NoNodeException` → `allowRetry` → sleep, new protected create | same |
