@@ -115,6 +115,9 @@ pub struct WriteLock<const ORIGINAL: bool> {
     queued_locks: Vec<bool>,
     /// The app's `unlock()` is blocked on the monitor.
     unlock_queued: bool,
+    /// `Enqueued` was reported for the current round (a node made by a
+    /// `LockWatcher` run between rounds is reported when the app asks).
+    enqueued: bool,
 }
 
 /// Apache's code as seed 003 prints it.
@@ -136,6 +139,7 @@ impl<const ORIGINAL: bool> Recipe for WriteLock<ORIGINAL> {
             run: None,
             queued_locks: Vec::new(),
             unlock_queued: false,
+            enqueued: false,
         }
     }
 }
@@ -229,10 +233,25 @@ impl<const ORIGINAL: bool> WriteLock<ORIGINAL> {
         self.set_wait(Wait::Create(op));
     }
 
+    /// `Enqueued` once per round, when the app is asking and our node exists.
+    fn report_enqueued(&mut self, path: &str, cx: &mut Cx<AppEvent>) {
+        if self.app.stage() == Stage::Acquiring && !self.enqueued {
+            self.enqueued = true;
+            cx.emit(AppEvent::Enqueued {
+                seq: java_parse_int_after(path, '-').map(i64::from),
+            });
+        }
+    }
+
     fn on_list(&mut self, names: Vec<String>, cx: &mut Cx<AppEvent>) {
         if names.is_empty() {
             self.id = None;
             return self.execute(cx);
+        }
+        if let Some(id) = self.id.clone() {
+            if names.iter().any(|n| id.ends_with(n.as_str())) {
+                self.report_enqueued(&id, cx);
+            }
         }
         let order = Self::order();
         let sorted = tree_set(
@@ -406,6 +425,7 @@ impl<const ORIGINAL: bool> Client for WriteLock<ORIGINAL> {
             return;
         }
         self.app.request(cx);
+        self.enqueued = false;
         self.call_lock(true, cx);
     }
 
@@ -428,9 +448,7 @@ impl<const ORIGINAL: bool> Client for WriteLock<ORIGINAL> {
                 self.on_find_prefix(names, cx)
             }
             (Wait::Create(id), Ok(Response::Created { path, stat })) if id == op => {
-                cx.emit(AppEvent::Enqueued {
-                    seq: java_parse_int_after(&path, '-').map(i64::from),
-                });
+                self.report_enqueued(&path, cx);
                 self.fence = Some(stat.czxid);
                 self.have_id(path, cx);
             }
@@ -494,6 +512,7 @@ impl<const ORIGINAL: bool> Client for WriteLock<ORIGINAL> {
                 }
                 Alarm::Think if self.app.stage() == Stage::Thinking => {
                     self.app.request(cx);
+                    self.enqueued = false;
                     self.call_lock(true, cx);
                 }
                 Alarm::Retry if matches!(&self.run, Some(r) if r.wait == Wait::Sleep) => {
