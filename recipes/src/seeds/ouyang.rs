@@ -33,6 +33,8 @@
 //!   the session closes (here: at once, because the program closes).
 //! - **mutex**: no reaction to `Disconnected`/`Expired` — a paused or
 //!   partitioned holder keeps believing after its session expired.
+//! - **liveness**: a waiter whose session expired keeps waiting on the
+//!   semaphore forever (its watch died with the session).
 //! - **liveness**: a watched predecessor that gets any event other than
 //!   `NodeDeleted` leaves the waiter stuck (not reachable with these recipes).
 //! - herd, fifo: expected to hold (predecessor watch, sequence sort).

@@ -28,6 +28,10 @@
 //! - leader port, **election**: a leader abdicates on `Disconnected`, so two
 //!   leaders need a leader that is paused without seeing `Disconnected`
 //!   before its session expires (client pause ≥ session timeout).
+//! - both, **liveness**: the background find-and-delete of a lost protected
+//!   create lists the parent on the server the client reconnected to; if
+//!   that follower has not applied the create yet, the orphan survives and
+//!   blocks everyone behind it until the session ends (seen in simulation).
 //! - Neither orders by string across a sign change of the sequence (S6):
 //!   `fixForSorting` compares the suffix as a string.
 
