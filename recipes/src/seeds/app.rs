@@ -116,7 +116,7 @@ impl App {
         }
     }
     /// `acquire(maxWait)` returned false: `GaveUp`, skip the critical
-    /// section, go on with the next round. Same return as [`App::released`].
+    /// section, go on with the next round. Same return as [`App::release_returned`].
     pub fn timed_out(&mut self, cx: &mut Cx<AppEvent>) -> bool {
         cx.emit(AppEvent::GaveUp);
         self.round += 1;
