@@ -134,8 +134,13 @@ fn protocol_support_retries_ten_times_with_growing_sleeps() {
         let (next, _) = only(&d.fire_timer());
         op = next;
     }
-    // The tenth loss is thrown out of lock(): the app gives up.
+    // The tenth loss still sleeps 9 × 500 ms, then is thrown out of lock().
+    let before = d.now;
     let out = d.reply(op, Err(ZkError::ConnectionLoss));
+    assert!(out.events.is_empty() && out.sent.is_empty());
+    assert_eq!(d.timer, Some(before + 45));
+    let out = d.fire_timer();
+    assert!(out.sent.is_empty());
     assert_eq!(out.events, vec![AppEvent::GaveUp]);
     assert!(d.is_done());
 }

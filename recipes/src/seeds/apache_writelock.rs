@@ -11,7 +11,7 @@
 //! | article line (seed 002 unless noted) | Java | port |
 //! |---|---|---|
 //! | 321-327 | `lock()`: `ensurePathExists(dir)`; `retryOperation(zop)` | `Exists{dir}` (+ `Create{dir}`) under a retry loop whose errors are swallowed (639-667), then `execute()` under another |
-//! | 613-631, 681-688 | `retryOperation`: 10 attempts; `ConnectionLoss` → sleep `i * 500ms` (none after the first); `SessionExpired` and others thrown | same: re-execute at once after attempt 0, after `i*5` ticks later; the 10th loss is thrown |
+//! | 613-631, 681-688 | `retryOperation`: 10 attempts; `ConnectionLoss` → sleep `i * 500ms` (none after the first); `SessionExpired` and others thrown | same: re-execute at once after attempt 0, after `i*5` ticks later; the 10th loss is thrown after its 4.5 s sleep |
 //! | 249-257 | `id == null` → `prefix = "x-" + sessionId + "-"`; `findPrefixInChildren` | `GetChildren{dir}`; the **first** listed name with the prefix (server order) is reused, else `Create{dir/x-<sid>-, EPHEMERAL_SEQUENTIAL}` |
 //! | 224 / seed 003 103 | `id = dir + "/" + name` / `id = name` | full path / bare name |
 //! | 261-268 | `getChildren(dir)`; empty → `id = null`, loop | same |
@@ -285,19 +285,35 @@ impl<const ORIGINAL: bool> WriteLock<ORIGINAL> {
     /// `retryOperation`'s catch blocks.
     fn on_error(&mut self, err: ZkError, cx: &mut Cx<AppEvent>) {
         let Some(run) = self.run.clone() else { return };
-        if err == ZkError::ConnectionLoss && run.attempt + 1 < RETRY_COUNT {
-            let delay = u64::from(run.attempt) * RETRY_DELAY_TICKS;
-            if let Some(r) = &mut self.run {
-                r.attempt += 1;
-                r.wait = Wait::Sleep;
-            }
-            if delay == 0 {
-                self.retry(cx);
-            } else {
-                self.alarms.set(Alarm::Retry, delay, cx);
-            }
-            return;
+        if err != ZkError::ConnectionLoss {
+            return self.give_up_phase(cx);
         }
+        // retryDelay(i) sleeps after every failed attempt, the last one too.
+        let delay = u64::from(run.attempt) * RETRY_DELAY_TICKS;
+        if let Some(r) = &mut self.run {
+            r.attempt += 1;
+            r.wait = Wait::Sleep;
+        }
+        if delay == 0 {
+            self.after_sleep(cx);
+        } else {
+            self.alarms.set(Alarm::Retry, delay, cx);
+        }
+    }
+
+    /// The sleep after a failed attempt is over: the next attempt, or, after
+    /// `retryCount` attempts, `throw exception`.
+    fn after_sleep(&mut self, cx: &mut Cx<AppEvent>) {
+        match &self.run {
+            Some(r) if r.attempt >= RETRY_COUNT => self.give_up_phase(cx),
+            Some(_) => self.retry(cx),
+            None => {}
+        }
+    }
+
+    /// `retryOperation` throws.
+    fn give_up_phase(&mut self, cx: &mut Cx<AppEvent>) {
+        let Some(run) = self.run.clone() else { return };
         match run.phase {
             // ensureExists logs every KeeperException; lock() goes on.
             Phase::Ensure => self.begin_zop(cx),
@@ -516,7 +532,7 @@ impl<const ORIGINAL: bool> Client for WriteLock<ORIGINAL> {
                     self.call_lock(true, cx);
                 }
                 Alarm::Retry if matches!(&self.run, Some(r) if r.wait == Wait::Sleep) => {
-                    self.retry(cx)
+                    self.after_sleep(cx)
                 }
                 _ => {}
             }
