@@ -9,18 +9,17 @@ use zksim::{CreateMode, EventType, Op, SessionEvent, ZkError};
 const LOCK: &str = "seed001-ouyang-lock";
 const RW: &str = "seed001-ouyang-rwlock";
 
-/// start → ensureResource → create; returns the create's op id.
+/// start → ensureResource (the resource node exists) → create; returns the create's op id.
 fn to_create(d: &mut Drive, prefix: &str, client: usize) -> u32 {
     let (op, sent) = only(&d.start());
     assert_eq!(
         sent,
-        Op::Create {
+        Op::Exists {
             path: "/lock".into(),
-            data: vec![],
-            mode: CreateMode::Persistent
+            watch: false
         }
     );
-    let (op2, sent) = only(&d.reply(op, Err(ZkError::NodeExists)));
+    let (op2, sent) = only(&d.reply(op, exists(Some(1))));
     assert_eq!(
         sent,
         Op::Create {
@@ -130,13 +129,60 @@ fn connection_loss_on_create_with_no_children_locks_again() {
     let op = to_create(&mut d, "lock-", 0);
     let op = list_op(&d.reply(op, Err(ZkError::ConnectionLoss)));
     let (_, sent) = only(&d.reply(op, children(&[])));
+    assert_eq!(
+        sent,
+        Op::Exists {
+            path: "/lock".into(),
+            watch: false
+        }
+    );
+}
+
+#[test]
+fn ensure_resource_falls_through_to_create_after_a_lost_exists() {
+    let mut d = build(LOCK, &params(0, 2, "/lock", 1), 1);
+    let (op, _) = only(&d.start());
+    // exists is lost: ensureResource calls itself …
+    assert!(d.reply(op, Err(ZkError::ConnectionLoss)).sent.is_empty());
+    let (op, sent) = only(&d.fire_timer());
+    assert_eq!(
+        sent,
+        Op::Exists {
+            path: "/lock".into(),
+            watch: false
+        }
+    );
+    // … the inner call finds no node and creates it …
+    let (op, sent) = only(&d.reply(op, exists(None)));
+    let root = Op::Create {
+        path: "/lock".into(),
+        data: vec![],
+        mode: CreateMode::Persistent,
+    };
+    assert_eq!(sent, root);
+    // … and the outer call then falls through to its own create.
+    let (op, sent) = only(&d.reply(op, created("/lock", 2)));
+    assert_eq!(sent, root);
+    let (_, sent) = only(&d.reply(op, Err(ZkError::NodeExists)));
     assert!(matches!(
         sent,
         Op::Create {
-            mode: CreateMode::Persistent,
+            mode: CreateMode::EphemeralSequential,
             ..
         }
     ));
+}
+
+#[test]
+fn parse_sequence_reads_the_last_ten_characters() {
+    // A suffix past 2^31 (S6) is "-2147483648": its last ten characters do
+    // not fit an int, parseInt throws inside the sort and lock() gives up.
+    let mut d = build(LOCK, &params(0, 2, "/lock", 1), 1);
+    let op = to_create(&mut d, "lock-", 0);
+    let op = list_op(&d.reply(op, created("/lock/lock-0000000007", 70)));
+    let out = d.reply(op, children(&["lock-0000000007", "lock--2147483648"]));
+    assert!(out.sent.is_empty());
+    assert_eq!(out.events, vec![AppEvent::GaveUp]);
 }
 
 #[test]
@@ -167,31 +213,35 @@ fn release_retries_delete_and_a_late_nonode_is_thrown_but_released() {
 #[test]
 fn reader_waits_only_for_the_last_earlier_writer() {
     let mut d = build(RW, &params(1, 3, "/lock", 1), 2);
-    let op = to_create(&mut d, "read-", 1);
-    let op = list_op(&d.reply(op, created("/lock/read-0000000004", 40)));
+    let op = to_create(&mut d, "readlock-", 1);
+    let op = list_op(&d.reply(op, created("/lock/readlock-0000000004", 40)));
     let out = d.reply(
         op,
         children(&[
-            "read-0000000004",
-            "write-0000000001",
-            "read-0000000000",
-            "write-0000000002",
-            "read-0000000003",
+            "readlock-0000000004",
+            "writelock-0000000001",
+            "readlock-0000000000",
+            "writelock-0000000002",
+            "readlock-0000000003",
         ]),
     );
     let (op, sent) = only(&out);
     assert_eq!(
         sent,
         Op::Exists {
-            path: "/lock/write-0000000002".into(),
+            path: "/lock/writelock-0000000002".into(),
             watch: true
         }
     );
     d.reply(op, exists(Some(2)));
-    let op = list_op(&d.watch(EventType::NodeDeleted, "/lock/write-0000000002"));
+    let op = list_op(&d.watch(EventType::NodeDeleted, "/lock/writelock-0000000002"));
     let out = d.reply(
         op,
-        children(&["read-0000000000", "read-0000000003", "read-0000000004"]),
+        children(&[
+            "readlock-0000000000",
+            "readlock-0000000003",
+            "readlock-0000000004",
+        ]),
     );
     assert_eq!(
         out.events,
@@ -208,17 +258,21 @@ fn reader_waits_only_for_the_last_earlier_writer() {
 #[test]
 fn writer_waits_for_any_earlier_node() {
     let mut d = build(RW, &params(0, 3, "/lock", 1), 2);
-    let op = to_create(&mut d, "write-", 0);
-    let op = list_op(&d.reply(op, created("/lock/write-0000000005", 50)));
+    let op = to_create(&mut d, "writelock-", 0);
+    let op = list_op(&d.reply(op, created("/lock/writelock-0000000005", 50)));
     let out = d.reply(
         op,
-        children(&["write-0000000005", "read-0000000004", "write-0000000001"]),
+        children(&[
+            "writelock-0000000005",
+            "readlock-0000000004",
+            "writelock-0000000001",
+        ]),
     );
     let (_, sent) = only(&out);
     assert_eq!(
         sent,
         Op::Exists {
-            path: "/lock/read-0000000004".into(),
+            path: "/lock/readlock-0000000004".into(),
             watch: true
         }
     );

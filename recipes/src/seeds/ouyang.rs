@@ -2,17 +2,20 @@
 //! 分布式锁(二)"), and the read/write lock the same article sketches.
 //!
 //! Line numbers are those of seed 001's stored text (seed 000 is a garbled
-//! copy of the same code).
+//! copy of the same code). What the article leaves out (`ensureResource`,
+//! `parseSequence`, the read/write lock) comes from the source it links
+//! (seed 001 line 372: OuYangLiang/ZK-lock, `DistributedLock.java` and
+//! `ReadWriteLock.java`), read through the code index.
 //!
 //! | article line | Java | port |
 //! |---|---|---|
-//! | 155 | `ensureResource(clientId, resource)` (body not shown) | `Create{root, Persistent}`; `NodeExists` is fine, `ConnectionLoss` is retried (a guess: the article does not show it) |
+//! | 155 (+ source) | `ensureResource`: `exists(root+resource)`; null → `create(…, PERSISTENT)`; `NODEEXISTS` → return; `CONNECTIONLOSS` on `exists` → call itself, **then fall through to `create`**; on `create` → call itself | `Exists` then `Create`, with the same recursion (a trailing `Create` after an `exists` loss) |
 //! | 158 | `create(root+resource+"/lock-", clientId.getBytes(), EPHEMERAL_SEQUENTIAL)` | `Create` with data `client-<i>`; `Enqueued`, fence = czxid |
 //! | 164 | create throws `CONNECTIONLOSS` → `lockOnConnectionLoss` | `GetChildren`, then look for our node by data |
 //! | 173-178 | no node of ours found → `lock()` again | back to `ensureResource` + `Create` |
 //! | 317-319 | `isClientIdMatch(path, clientId)` on each child, **last first** | `GetData` of each child, last first — but `path` is a bare child name from `getChildren`, and the Java client rejects it (`IllegalArgumentException`, S1): the port reports `GaveUp` there, as the Java `lock()` would throw |
 //! | 197-204 | `while (true) { getChildren; isLocked? return; findWatchPath; watchAndWait }` | after each wakeup the port lists again |
-//! | 243-250 | sort by `parseSequence` (`i1 - i2`) | sort by the number after the last `-` |
+//! | 243-250 (+ source) | sort by `parseSequence` = `Integer.parseInt(path.substring(path.length() - 10))` | sort by the number in the last 10 characters; a name it cannot parse (a negative suffix past 2^31, S6) throws → `GaveUp` |
 //! | 254 | `getChildren` on `CONNECTIONLOSS` → call again | resend after one tick |
 //! | 262-266 | locked iff my sequence == first sequence | same |
 //! | 272-281 | watch `pathes.get(i-1)`; not found → `IllegalStateException` | `Exists{pred, watch}`; not found → `GaveUp` |
@@ -20,11 +23,12 @@
 //! | 301-302 | `exists` on `CONNECTIONLOSS` → call again | resend after one tick |
 //! | 218-228 | `release`: `delete(path,-1)`; `CONNECTIONLOSS` → call again; other errors thrown | resend after one tick; a `NoNode` on the retry (the first delete did apply) throws out of `release` → `Released` (see `app`) |
 //!
-//! Read/write lock (seed 001 lines 351-370): "将上面的实现稍作修改" — the
-//! same code with `read-`/`write-` prefixes and the official rules: a reader
-//! holds when no `write-` child has a lower sequence, else watches the
-//! highest such writer; a writer holds when first, else watches the child
-//! just before it. Odd clients read, even clients write.
+//! Read/write lock (seed 001 lines 351-370, "将上面的实现稍作修改"; the code
+//! is the linked `ReadWriteLock.java`): the same skeleton with `readlock-` /
+//! `writelock-` nodes; a reader holds when no `writelock-` child has a lower
+//! sequence, else watches the nearest lower writer; a writer holds when
+//! first, else watches the child just before it. Odd clients read, even
+//! clients write.
 //!
 //! Expected bugs:
 //! - **liveness / queue-jam**: a `ConnectionLoss` on the create with any child
@@ -44,7 +48,7 @@ use zksim::{
     ZkError,
 };
 
-use super::app::{java_parse_int_after, java_rejects_path, Alarms, App, Stage};
+use super::app::{java_rejects_path, Alarms, App, Stage};
 use crate::{AppEvent, Recipe, RecipeParams};
 
 /// Java's recursive `call again` on `CONNECTIONLOSS`: one tick later, so that
@@ -70,7 +74,10 @@ enum ListFor {
 /// The Java call whose reply the port is waiting for.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 enum Call {
-    EnsureResource,
+    /// `ensureResource`'s `exists`.
+    EnsureExists,
+    /// `ensureResource`'s `create`.
+    EnsureCreate,
     Create,
     List(ListFor),
     /// `isClientIdMatch(names[idx])`, scanning `names` from the end.
@@ -122,6 +129,9 @@ pub struct OuYangLock<const RW: bool> {
     my_path: Option<String>,
     fence: i64,
     step: Step,
+    /// `ensureResource` frames that will fall through to `create` when the
+    /// recursive call they made (after an `exists` loss) returns.
+    trailing_creates: u32,
 }
 
 /// The exclusive lock of seed 000/001.
@@ -145,6 +155,7 @@ impl<const RW: bool> Recipe for OuYangLock<RW> {
             my_path: None,
             fence: 0,
             step: Step::Idle,
+            trailing_creates: 0,
         }
     }
 }
@@ -153,8 +164,8 @@ impl<const RW: bool> OuYangLock<RW> {
     fn node_prefix(&self) -> &'static str {
         match self.side {
             Side::Exclusive => "lock-",
-            Side::Read => "read-",
-            Side::Write => "write-",
+            Side::Read => "readlock-",
+            Side::Write => "writelock-",
         }
     }
 
@@ -176,12 +187,36 @@ impl<const RW: bool> OuYangLock<RW> {
 
     /// `lock()`: `ensureResource` then `create`.
     fn lock(&mut self, cx: &mut Cx<AppEvent>) {
+        self.trailing_creates = 0;
+        self.ensure_resource(cx);
+    }
+
+    fn ensure_resource(&mut self, cx: &mut Cx<AppEvent>) {
+        let sent = Op::Exists {
+            path: self.dir.clone(),
+            watch: false,
+        };
+        self.send(Call::EnsureExists, sent, cx);
+    }
+
+    fn ensure_create(&mut self, cx: &mut Cx<AppEvent>) {
         let sent = Op::Create {
             path: self.dir.clone(),
             data: Vec::new(),
             mode: CreateMode::Persistent,
         };
-        self.send(Call::EnsureResource, sent, cx);
+        self.send(Call::EnsureCreate, sent, cx);
+    }
+
+    /// An `ensureResource` frame returns: the caller frame falls through to
+    /// its `create`, or `lock()` goes on.
+    fn ensure_returned(&mut self, cx: &mut Cx<AppEvent>) {
+        if self.trailing_creates > 0 {
+            self.trailing_creates -= 1;
+            self.ensure_create(cx);
+        } else {
+            self.create(cx);
+        }
     }
 
     fn create(&mut self, cx: &mut Cx<AppEvent>) {
@@ -217,7 +252,7 @@ impl<const RW: bool> OuYangLock<RW> {
     fn sorted(names: Vec<String>) -> Option<Vec<(i32, String)>> {
         let mut seqs = names
             .into_iter()
-            .map(|n| java_parse_int_after(&n, '-').map(|s| (s, n)))
+            .map(|n| parse_sequence(&n).map(|s| (s, n)))
             .collect::<Option<Vec<_>>>()?;
         seqs.sort_by_key(|(s, _)| *s); // stable, like Collections.sort
         Some(seqs)
@@ -228,7 +263,7 @@ impl<const RW: bool> OuYangLock<RW> {
         let Some(my_path) = self.my_path.clone() else {
             return self.thrown(cx);
         };
-        let Some(my_seq) = java_parse_int_after(&my_path, '-') else {
+        let Some(my_seq) = parse_sequence(&my_path) else {
             return self.thrown(cx);
         };
         let Some(sorted) = Self::sorted(names) else {
@@ -256,7 +291,7 @@ impl<const RW: bool> OuYangLock<RW> {
             Side::Read => {
                 let writer = sorted
                     .iter()
-                    .rfind(|(s, n)| n.starts_with("write-") && *s < my_seq);
+                    .rfind(|(s, n)| n.starts_with("writelock-") && *s < my_seq);
                 match writer {
                     None => return self.locked(cx),
                     Some((_, n)) => n.clone(),
@@ -297,10 +332,25 @@ impl<const RW: bool> OuYangLock<RW> {
     fn handle(&mut self, call: Call, sent: Op, reply: Reply, cx: &mut Cx<AppEvent>) {
         use ZkError::{ConnectionLoss, NoNode, NodeExists};
         match (call, reply) {
-            (Call::EnsureResource, Ok(_) | Err(NodeExists)) => self.create(cx),
+            (Call::EnsureExists, Ok(Response::Exists(Some(_)))) => self.ensure_returned(cx),
+            (Call::EnsureExists, Ok(_)) => self.ensure_create(cx),
+            (Call::EnsureExists, Err(ConnectionLoss)) => {
+                // this.ensureResource(…) inside the catch, then on to create.
+                self.trailing_creates += 1;
+                self.backoff(Call::EnsureExists, sent, cx);
+            }
+            (Call::EnsureCreate, Ok(_) | Err(NodeExists)) => self.ensure_returned(cx),
+            (Call::EnsureCreate, Err(ConnectionLoss)) => {
+                // this.ensureResource(…) and return.
+                let exists = Op::Exists {
+                    path: self.dir.clone(),
+                    watch: false,
+                };
+                self.backoff(Call::EnsureExists, exists, cx);
+            }
             (Call::Create, Ok(Response::Created { path, stat })) => {
                 cx.emit(AppEvent::Enqueued {
-                    seq: java_parse_int_after(&path, '-').map(i64::from),
+                    seq: parse_sequence(&path).map(i64::from),
                 });
                 self.my_path = Some(path);
                 self.fence = stat.czxid;
@@ -347,10 +397,9 @@ impl<const RW: bool> OuYangLock<RW> {
             (Call::Release, Err(ConnectionLoss)) => self.backoff(Call::Release, sent, cx),
             // Any other release error is thrown out of release().
             (Call::Release, Err(_)) => self.released(cx),
-            (
-                call @ (Call::EnsureResource | Call::List(_) | Call::WatchAndWait),
-                Err(ConnectionLoss),
-            ) => self.backoff(call, sent, cx),
+            (call @ (Call::List(_) | Call::WatchAndWait), Err(ConnectionLoss)) => {
+                self.backoff(call, sent, cx)
+            }
             _ => self.thrown(cx),
         }
     }
@@ -413,4 +462,11 @@ impl<const RW: bool> Client for OuYangLock<RW> {
     fn is_done(&self) -> bool {
         self.app.is_finished()
     }
+}
+
+/// `parseSequence`: `Integer.parseInt(path.substring(path.length() - 10))`;
+/// `None` where Java throws (shorter name, or not an `int`).
+fn parse_sequence(path: &str) -> Option<i32> {
+    let start = path.len().checked_sub(10)?;
+    path.get(start..)?.parse::<i32>().ok()
 }
