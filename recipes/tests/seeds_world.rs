@@ -224,3 +224,16 @@ fn zklock004_wakes_on_a_leaving_waiter_and_breaks_exclusion() {
     assert!(t.exclusion_broken > 0, "{t:?}");
     assert_eq!(t.broken_among_live, 0, "{t:?}");
 }
+
+#[test]
+#[ignore = "needs the sim-world World"]
+fn curator_leader_has_two_leaders_only_when_a_leader_is_paused_past_its_session() {
+    let t = run("seed002-curator-leader", 3, DROPS, 0..200);
+    assert_eq!(t.two_leaders, 0, "{t:?}");
+    let pause = FaultBudget {
+        pauses: 1,
+        ..NO_FAULTS
+    };
+    let t = run("seed002-curator-leader", 3, pause, 0..400);
+    assert!(t.two_leaders > 0, "{t:?}");
+}
