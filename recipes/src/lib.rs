@@ -11,6 +11,7 @@ pub mod lock;
 #[cfg(feature = "real-zk")]
 pub mod real;
 pub mod registry;
+pub mod seeds;
 pub mod testkit;
 pub mod workload;
 
