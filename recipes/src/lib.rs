@@ -6,7 +6,9 @@
 
 pub mod event;
 pub mod idle;
+pub mod lock;
 pub mod registry;
+pub mod testkit;
 pub mod workload;
 
 pub use event::AppEvent;
