@@ -50,3 +50,6 @@ pub trait Monitor: Clone + std::hash::Hash + Eq + std::fmt::Debug {
     /// judge what can only be judged at the end (liveness, leaks).
     fn finish(&mut self, world: &Sim) -> Result<(), Violation>;
 }
+
+pub mod figures;
+pub mod set;
