@@ -20,8 +20,8 @@ pub mod world;
 
 pub use client::{Client, Cx, CxOutput, OpId, SessionRequest, TimerRequest};
 pub use proto::{
-    CreateMode, EventType, Op, Reply, Response, SessionEvent, SessionId, Stat, Tick, WatchedEvent,
-    ZkError, Zxid,
+    CreateMode, EventType, Op, Reply, Response, SessionEvent, SessionId, Stat, Tick,
+    WatchedEvent, ZkError, Zxid,
 };
 pub use tree::DataTree;
 pub use world::{

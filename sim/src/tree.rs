@@ -27,31 +27,16 @@ pub struct Node {
 /// A prepared, ordered change. Applying it cannot fail.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Txn {
-    Create {
-        path: String,
-        data: Vec<u8>,
-        ephemeral_owner: SessionId,
-    },
-    Delete {
-        path: String,
-    },
-    SetData {
-        path: String,
-        data: Vec<u8>,
-        version: i32,
-    },
+    Create { path: String, data: Vec<u8>, ephemeral_owner: SessionId },
+    Delete { path: String },
+    SetData { path: String, data: Vec<u8>, version: i32 },
     /// A multi whose every op passed preparation.
     Multi(Vec<Txn>),
     /// A request that failed preparation; it still takes a zxid, as in ZooKeeper.
     Error(Reply),
-    CreateSession {
-        session: SessionId,
-    },
+    CreateSession { session: SessionId },
     /// Close or expiry: deletes the listed ephemerals at once.
-    CloseSession {
-        session: SessionId,
-        ephemerals: Vec<String>,
-    },
+    CloseSession { session: SessionId, ephemerals: Vec<String> },
 }
 
 /// A watch trigger produced by applying a txn: notify `path`'s watchers of `kind`.

@@ -100,26 +100,15 @@ pub enum Delivery {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Happening<E> {
     /// A client queued a request.
-    Sent {
-        client: ClientId,
-        op: OpId,
-        request: Op,
-    },
+    Sent { client: ClientId, op: OpId, request: Op },
     /// A server took a client's request.
-    Taken {
-        client: ClientId,
-        server: ServerId,
-        op: OpId,
-    },
+    Taken { client: ClientId, server: ServerId, op: OpId },
     /// The leader ordered a write (or a session close/expiry) at `zxid`.
     Committed { zxid: Zxid, session: SessionId },
     /// A server applied the transaction `zxid`.
     Applied { server: ServerId, zxid: Zxid },
     /// A client handled a message.
-    Delivered {
-        client: ClientId,
-        delivery: Delivery,
-    },
+    Delivered { client: ClientId, delivery: Delivery },
     /// A client emitted an application event.
     App { client: ClientId, event: E },
     /// A session ended (expired or closed); its ephemerals are gone.
