@@ -12,16 +12,18 @@
 //! `docs/ZK-SEMANTICS.md`; `tests/rules.rs` has one test per rule.
 
 pub mod client;
+pub mod fingerprint;
 pub mod path;
 pub mod proto;
+pub mod script;
 pub mod tree;
 pub mod watch;
 pub mod world;
 
 pub use client::{Client, Cx, CxOutput, OpId, SessionRequest, TimerRequest};
 pub use proto::{
-    CreateMode, EventType, Op, Reply, Response, SessionEvent, SessionId, Stat, Tick,
-    WatchedEvent, ZkError, Zxid,
+    CreateMode, EventType, Op, Reply, Response, SessionEvent, SessionId, Stat, Tick, WatchedEvent,
+    ZkError, Zxid,
 };
 pub use tree::DataTree;
 pub use world::{

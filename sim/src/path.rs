@@ -1,3 +1,218 @@
-//! Path validation (`common/PathUtils.validatePath`), rule S1/S2.
+//! Path validation (`common/PathUtils.validatePath`), rules S1 and S2.
 //!
-//! CONTRACT STUB — being written.
+//! The Java client runs these checks before a request leaves the process
+//! (an `IllegalArgumentException`), and the server repeats the ones it
+//! relies on in `PrepRequestProcessor`. The simulator folds both into one
+//! error, [`ZkError::BadArguments`], the code the server itself uses for an
+//! invalid path.
+//!
+//! Java strings are UTF-16, and `validatePath` rejects every code unit in
+//! `U+D800..=U+F8FF`: all surrogates and the private-use area. A character
+//! outside the Basic Multilingual Plane is a surrogate pair in Java, so it is
+//! rejected here too.
+
+use crate::proto::{CreateMode, Op, ZkError};
+
+/// Validate a znode path exactly as `PathUtils.validatePath(String)` does.
+///
+/// Valid: `/`, `/a`, `/a/b`, `/a.b`, `/...`. Invalid: empty, relative
+/// (`a`), trailing slash (`/a/`), empty component (`/a//b`), a `.` or `..`
+/// component, NUL, control characters `U+0001..=U+001F` and
+/// `U+007F..=U+009F`, surrogates and private use `U+D800..=U+F8FF`,
+/// `U+FFF0..=U+FFFF`, and anything beyond the BMP.
+pub fn validate_path(path: &str) -> Result<(), ZkError> {
+    let chars: Vec<char> = path.chars().collect();
+    let Some(&first) = chars.first() else {
+        return Err(ZkError::BadArguments);
+    };
+    if first != '/' {
+        return Err(ZkError::BadArguments);
+    }
+    if chars.len() == 1 {
+        return Ok(()); // the root
+    }
+    if chars[chars.len() - 1] == '/' {
+        return Err(ZkError::BadArguments);
+    }
+    let mut last = '/';
+    for i in 1..chars.len() {
+        let c = chars[i];
+        let next_ends_component = i + 1 == chars.len() || chars[i + 1] == '/';
+        let bad = match c {
+            '\0' => true,
+            '/' => last == '/', // an empty component
+            // `..` and `.` components; `...` and `.a` are names.
+            '.' if last == '.' => chars[i - 2] == '/' && next_ends_component,
+            '.' => last == '/' && next_ends_component,
+            _ => is_disallowed_char(c),
+        };
+        if bad {
+            return Err(ZkError::BadArguments);
+        }
+        last = c;
+    }
+    Ok(())
+}
+
+/// `PathUtils.validatePath(path, isSequential)`: a sequential create's path
+/// is checked with a digit appended, so `/q/` is a legal sequential prefix (S2).
+pub fn validate_create_path(path: &str, mode: CreateMode) -> Result<(), ZkError> {
+    if mode.is_sequential() {
+        let mut with_suffix = String::with_capacity(path.len() + 1);
+        with_suffix.push_str(path);
+        with_suffix.push('1');
+        validate_path(&with_suffix)
+    } else {
+        validate_path(path)
+    }
+}
+
+/// The checks the Java client makes before sending `op` (paths, and what a
+/// multi may contain). A request failing them never reaches a server, so it
+/// takes no zxid: a world should answer it locally with this error.
+///
+/// A multi may hold only Create, Delete and SetData here (3.8's read-only
+/// `multiRead` and nested multis are not modelled, and the Java client
+/// refuses to mix reads with writes).
+pub fn validate_request(op: &Op) -> Result<(), ZkError> {
+    match op {
+        Op::Create { path, mode, .. } => validate_create_path(path, *mode),
+        Op::Delete { path, .. }
+        | Op::Exists { path, .. }
+        | Op::GetData { path, .. }
+        | Op::SetData { path, .. }
+        | Op::GetChildren { path, .. }
+        | Op::Sync { path } => validate_path(path),
+        Op::Multi(ops) => ops.iter().try_for_each(|sub| match sub {
+            Op::Create { .. } | Op::Delete { .. } | Op::SetData { .. } => validate_request(sub),
+            _ => Err(ZkError::BadArguments),
+        }),
+    }
+}
+
+fn is_disallowed_char(c: char) -> bool {
+    let u = c as u32;
+    (0x01..=0x1f).contains(&u)
+        || (0x7f..=0x9f).contains(&u)
+        || (0xd800..=0xf8ff).contains(&u)
+        || (0xfff0..=0xffff).contains(&u)
+        || u > 0xffff // a surrogate pair in Java
+}
+
+/// Split a valid, non-root path into its parent path and last component:
+/// `/a/b` → (`/a`, `b`), `/a` → (`/`, `a`). The root splits into (`/`, ``).
+pub fn split(path: &str) -> (&str, &str) {
+    match path.rfind('/') {
+        Some(0) | None => ("/", path.get(1..).unwrap_or("")),
+        Some(i) => (&path[..i], &path[i + 1..]),
+    }
+}
+
+/// The path of child `name` under `parent`.
+pub fn join(parent: &str, name: &str) -> String {
+    let mut p = String::with_capacity(parent.len() + 1 + name.len());
+    p.push_str(parent);
+    if parent != "/" {
+        p.push('/');
+    }
+    p.push_str(name);
+    p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ok(p: &str) -> bool {
+        validate_path(p).is_ok()
+    }
+
+    #[test]
+    fn accepts_ordinary_paths() {
+        for p in [
+            "/",
+            "/a",
+            "/a/b",
+            "/a.b",
+            "/.a",
+            "/a.",
+            "/...",
+            "/a/...b",
+            "/zoo keeper",
+            "/é",
+        ] {
+            assert!(ok(p), "{p:?} should be valid");
+        }
+    }
+
+    #[test]
+    fn rejects_shape_errors() {
+        for p in [
+            "", "a", "a/b", "/a/", "//", "/a//b", "/.", "/..", "/a/.", "/a/..", "/./a", "/../a",
+        ] {
+            assert!(!ok(p), "{p:?} should be invalid");
+        }
+    }
+
+    #[test]
+    fn rejects_disallowed_characters() {
+        for p in [
+            "/a\0b",
+            "/a\u{1}",
+            "/\u{1f}",
+            "/\u{7f}",
+            "/\u{9f}",
+            "/\u{e000}",
+            "/\u{f8ff}",
+            "/\u{fff0}",
+            "/\u{ffff}",
+            "/\u{1f600}",
+        ] {
+            assert!(!ok(p), "{p:?} should be invalid");
+        }
+        for p in ["/\u{a0}", "/\u{d7ff}", "/\u{f900}", "/\u{ffef}"] {
+            assert!(ok(p), "{p:?} should be valid");
+        }
+    }
+
+    #[test]
+    fn sequential_prefix_may_end_with_slash() {
+        assert!(validate_create_path("/q/", CreateMode::PersistentSequential).is_ok());
+        assert!(validate_create_path("/q/", CreateMode::Persistent).is_err());
+        assert!(validate_create_path("/q//", CreateMode::EphemeralSequential).is_err());
+    }
+
+    #[test]
+    fn split_and_join_round_trip() {
+        assert_eq!(split("/a/b"), ("/a", "b"));
+        assert_eq!(split("/a"), ("/", "a"));
+        assert_eq!(split("/"), ("/", ""));
+        assert_eq!(join("/", "a"), "/a");
+        assert_eq!(join("/a", "b"), "/a/b");
+    }
+
+    #[test]
+    fn multi_may_hold_only_writes() {
+        let read = Op::Exists {
+            path: "/a".into(),
+            watch: false,
+        };
+        assert_eq!(
+            validate_request(&Op::Multi(vec![read])),
+            Err(ZkError::BadArguments)
+        );
+        let bad = Op::Delete {
+            path: "/a/".into(),
+            version: -1,
+        };
+        assert_eq!(
+            validate_request(&Op::Multi(vec![bad])),
+            Err(ZkError::BadArguments)
+        );
+        let good = Op::Delete {
+            path: "/a".into(),
+            version: -1,
+        };
+        assert_eq!(validate_request(&Op::Multi(vec![good])), Ok(()));
+    }
+}

@@ -24,7 +24,10 @@ pub enum CreateMode {
 
 impl CreateMode {
     pub fn is_ephemeral(self) -> bool {
-        matches!(self, CreateMode::Ephemeral | CreateMode::EphemeralSequential)
+        matches!(
+            self,
+            CreateMode::Ephemeral | CreateMode::EphemeralSequential
+        )
     }
     pub fn is_sequential(self) -> bool {
         matches!(
@@ -37,13 +40,35 @@ impl CreateMode {
 /// One request. `version == -1` means "any version", as in ZooKeeper.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Op {
-    Create { path: String, data: Vec<u8>, mode: CreateMode },
-    Delete { path: String, version: i32 },
-    Exists { path: String, watch: bool },
-    GetData { path: String, watch: bool },
-    SetData { path: String, data: Vec<u8>, version: i32 },
-    GetChildren { path: String, watch: bool },
-    Sync { path: String },
+    Create {
+        path: String,
+        data: Vec<u8>,
+        mode: CreateMode,
+    },
+    Delete {
+        path: String,
+        version: i32,
+    },
+    Exists {
+        path: String,
+        watch: bool,
+    },
+    GetData {
+        path: String,
+        watch: bool,
+    },
+    SetData {
+        path: String,
+        data: Vec<u8>,
+        version: i32,
+    },
+    GetChildren {
+        path: String,
+        watch: bool,
+    },
+    Sync {
+        path: String,
+    },
     /// All-or-nothing; only Create, Delete, SetData and Check-like ops inside.
     Multi(Vec<Op>),
 }
@@ -91,14 +116,23 @@ pub struct Stat {
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Response {
     /// The actual path created (with its sequence suffix) and its Stat, as `create2` returns.
-    Created { path: String, stat: Stat },
+    Created {
+        path: String,
+        stat: Stat,
+    },
     Deleted,
     /// `exists`: `None` when the node does not exist (not an error).
     Exists(Option<Stat>),
-    Data { data: Vec<u8>, stat: Stat },
+    Data {
+        data: Vec<u8>,
+        stat: Stat,
+    },
     SetData(Stat),
     /// Child names (not paths), in no promised order, and the parent's Stat.
-    Children { names: Vec<String>, stat: Stat },
+    Children {
+        names: Vec<String>,
+        stat: Stat,
+    },
     Synced,
     /// Per-op results of a multi, like the async API's `opResults`. A failed
     /// multi also answers with this variant: every entry is then an `Err`

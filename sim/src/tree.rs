@@ -1,45 +1,129 @@
 //! The data tree: nodes, their Stats, and ZooKeeper's rules for changing them.
 //!
-//! CONTRACT STUB — the public API below is fixed; bodies are being written.
-//!
 //! Writes happen in two halves, as in the real server: the leader
 //! *prepares* a request against its newest tree (`PrepRequestProcessor`:
 //! validation, error codes, the sequential suffix) into a [`Txn`], and every
 //! server *applies* committed txns in zxid order (`DataTree.processTxn`),
 //! which is where Stats change and watch triggers come from.
+//!
+//! Two counters per parent, as in ZooKeeper 3.8 (rule S5). The server
+//! persists only a *create* counter (`StatPersisted.cversion`, here
+//! [`Node::seq_counter`]): creates advance it, deletes do not, and it is the
+//! sequential suffix. The `cversion` a client reads is derived from it by
+//! `DataNode.copyStat` as `2 · creates − numChildren` — every child that is
+//! no longer there was deleted once — so reads see creates *and* deletes
+//! counted. [`Node::stat`] always holds the client-visible Stat.
 
-use std::collections::BTreeMap;
+mod apply;
+mod java_order;
+mod prepare;
 
-use crate::proto::{EventType, Op, Reply, SessionId, Stat, Zxid};
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::path::validate_path;
+use crate::proto::{EventType, Op, Reply, Response, SessionId, Stat, ZkError, Zxid};
+
+/// The largest node data the simulator accepts (rule S12), 1 MiB.
+///
+/// The real limit is `jute.maxbuffer` (default `0xfffff`) on the whole
+/// request packet; an oversized packet makes the server drop the connection
+/// before the request is prepared. The simulator instead rejects data longer
+/// than this with [`ZkError::BadArguments`] at preparation: a clear error, not
+/// a byte-exact model of the packet size.
+pub const MAX_DATA_LEN: usize = 1024 * 1024;
+
+/// The nodes every fresh 3.8 server has (`DataTree()` and `addConfigNode`).
+const SYSTEM_NODES: [&str; 4] = ["/", "/zookeeper", "/zookeeper/quota", "/zookeeper/config"];
+
+/// `/zookeeper/config` carries `READ_ACL_UNSAFE`: anyone may read, nobody
+/// may write or create under it (without a superuser).
+const CONFIG_NODE: &str = "/zookeeper/config";
 
 /// One node.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Node {
     pub data: Vec<u8>,
+    /// The Stat as a client reads it (`DataNode.copyStat`), kept current.
     pub stat: Stat,
     /// Child names (not paths), sorted.
     pub children: std::collections::BTreeSet<String>,
     /// Sequential-suffix counter of this node as a parent (S5): advanced by
     /// creates only, while `stat.cversion` is advanced by creates and deletes.
     pub seq_counter: i32,
+    /// Length of the Java `HashSet` table that holds the children on a real
+    /// server (0 before the first child): it decides the order in which
+    /// `getChildren` lists them (S30, see [`DataTree::children_in_server_order`]).
+    pub child_table_len: u32,
+}
+
+impl Node {
+    fn new(data: Vec<u8>, stat: Stat) -> Self {
+        Node {
+            data,
+            stat,
+            children: BTreeSet::new(),
+            seq_counter: 0,
+            child_table_len: 0,
+        }
+    }
+
+    /// Add a child name, growing the Java table as `HashSet.add` would.
+    fn add_child(&mut self, name: &str) {
+        if self.children.insert(name.to_string()) {
+            self.child_table_len =
+                java_order::grown_table_len(self.child_table_len, self.children.len());
+        }
+        self.refresh_stat();
+    }
+
+    /// Recompute the derived Stat fields after a change of children or data.
+    fn refresh_stat(&mut self) {
+        let n = self.children.len() as i32;
+        self.stat.num_children = n;
+        // `DataNode.copyStat`: `cversion * 2 - numChildren`, in Java int arithmetic.
+        self.stat.cversion = self.seq_counter.wrapping_mul(2).wrapping_sub(n);
+        self.stat.data_length = self.data.len() as i32;
+    }
 }
 
 /// A prepared, ordered change. Applying it cannot fail.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Txn {
-    Create { path: String, data: Vec<u8>, ephemeral_owner: SessionId },
-    Delete { path: String },
-    SetData { path: String, data: Vec<u8>, version: i32 },
+    Create {
+        path: String,
+        data: Vec<u8>,
+        ephemeral_owner: SessionId,
+    },
+    Delete {
+        path: String,
+    },
+    /// `version` is the node's *new* data version, as in `SetDataTxn`.
+    SetData {
+        path: String,
+        data: Vec<u8>,
+        version: i32,
+    },
     /// A multi whose every op passed preparation.
     Multi(Vec<Txn>),
-    /// A request that failed preparation; it still takes a zxid, as in ZooKeeper.
+    /// A request that failed preparation; it still takes a zxid, as in
+    /// ZooKeeper (`PrepRequestProcessor` has already called `getNextZxid`
+    /// when the check fails, and logs an `ErrorTxn` under that zxid; a failed
+    /// multi is logged as a multi of error txns, also with its zxid).
     Error(Reply),
-    CreateSession { session: SessionId },
+    CreateSession {
+        session: SessionId,
+    },
     /// Close or expiry: deletes the listed ephemerals at once.
-    CloseSession { session: SessionId, ephemerals: Vec<String> },
+    CloseSession {
+        session: SessionId,
+        ephemerals: Vec<String>,
+    },
 }
 
 /// A watch trigger produced by applying a txn: notify `path`'s watchers of `kind`.
+///
+/// Which watch tables a kind reaches is [`crate::watch::WatchManager`]'s
+/// business: `NodeDeleted` reaches both data and child watchers (S16).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Trigger {
     pub path: String,
@@ -49,6 +133,10 @@ pub struct Trigger {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct DataTree {
     nodes: BTreeMap<String, Node>,
+    /// Ephemeral paths by owner (`DataTree.ephemerals`), so that closing a
+    /// session does not scan the tree.
+    ephemerals: BTreeMap<SessionId, BTreeSet<String>>,
+    last_zxid: Zxid,
 }
 
 impl Default for DataTree {
@@ -58,38 +146,147 @@ impl Default for DataTree {
 }
 
 impl DataTree {
-    /// A fresh tree as a new server has it: `/`, `/zookeeper`, `/zookeeper/quota`...
+    /// A fresh tree as a new 3.8 server has it: `/` with child `zookeeper`,
+    /// which has children `quota` and `config`. All Stats are zero except
+    /// the derived `numChildren` and `cversion` (so `/` reads
+    /// `cversion = -1`, `/zookeeper` `cversion = -2`, as on a real server).
     pub fn new() -> Self {
-        todo!()
+        let mut nodes = BTreeMap::new();
+        for path in SYSTEM_NODES {
+            nodes.insert(path.to_string(), Node::new(Vec::new(), Stat::default()));
+        }
+        let mut tree = DataTree {
+            nodes,
+            ephemerals: BTreeMap::new(),
+            last_zxid: 0,
+        };
+        for path in &SYSTEM_NODES[1..] {
+            let (parent, name) = crate::path::split(path);
+            let parent = tree.nodes.get_mut(parent).expect("system parent");
+            parent.add_child(name);
+        }
+        tree
     }
+
     /// Leader side: check `op` from `session` against this (newest) tree and
     /// turn it into a txn, or the error it must fail with.
-    pub fn prepare(&self, _session: SessionId, _op: &Op) -> Txn {
-        todo!()
+    ///
+    /// Reads are not transactions: preparing one yields
+    /// `Txn::Error(Err(ZkError::Unimplemented))`.
+    pub fn prepare(&self, session: SessionId, op: &Op) -> Txn {
+        prepare::prepare(self, session, op)
     }
+
+    /// Leader side: the txn that closes or expires `session`, listing the
+    /// ephemerals it owns in this tree (`PrepRequestProcessor`, closeSession).
+    pub fn prepare_close_session(&self, session: SessionId) -> Txn {
+        Txn::CloseSession {
+            session,
+            ephemerals: self.ephemerals_of(session),
+        }
+    }
+
     /// Server side: apply a committed txn. Returns the reply for the
     /// requesting session and the watch triggers it fires, in order.
-    pub fn apply(&mut self, _zxid: Zxid, _time_ms: i64, _txn: &Txn) -> (Reply, Vec<Trigger>) {
-        todo!()
+    ///
+    /// `CreateSession` and `CloseSession` answer `Ok(Response::Synced)`, an
+    /// empty success. A txn that no longer fits the tree (possible only if it
+    /// was prepared against another state) fails as `DataTree.processTxn`
+    /// would, with the error code and no change.
+    pub fn apply(&mut self, zxid: Zxid, time_ms: i64, txn: &Txn) -> (Reply, Vec<Trigger>) {
+        let mut triggers = Vec::new();
+        let reply = apply::apply(self, zxid, time_ms, txn, &mut triggers);
+        if zxid > self.last_zxid {
+            self.last_zxid = zxid;
+        }
+        (reply, triggers)
     }
+
     /// Answer a read (`Exists`, `GetData`, `GetChildren`, `Sync`) from this tree.
     /// Watch registration is the server's job (see `watch`), not the tree's.
-    pub fn read(&self, _op: &Op) -> Reply {
-        todo!()
+    ///
+    /// An invalid path fails with `BadArguments` (the Java client's own
+    /// check); a write op given here fails with `Unimplemented`.
+    pub fn read(&self, op: &Op) -> Reply {
+        validate_path(op.path())?;
+        match op {
+            Op::Exists { path, .. } => Ok(Response::Exists(self.nodes.get(path).map(|n| n.stat))),
+            Op::GetData { path, .. } => {
+                let node = self.nodes.get(path).ok_or(ZkError::NoNode)?;
+                Ok(Response::Data {
+                    data: node.data.clone(),
+                    stat: node.stat,
+                })
+            }
+            Op::GetChildren { path, .. } => {
+                let node = self.nodes.get(path).ok_or(ZkError::NoNode)?;
+                Ok(Response::Children {
+                    names: self.children_in_server_order(path, node),
+                    stat: node.stat,
+                })
+            }
+            Op::Sync { .. } => Ok(Response::Synced),
+            _ => Err(ZkError::Unimplemented),
+        }
     }
+
+    /// The children of `node` (at `path`) in the order a real server lists
+    /// them: Java `HashSet` order, by bucket and then insertion (see
+    /// `tree/java_order.rs`). Not sorted — recipes must sort (S30).
+    fn children_in_server_order(&self, path: &str, node: &Node) -> Vec<String> {
+        let mut keyed: Vec<(u32, Zxid, &String)> = node
+            .children
+            .iter()
+            .map(|name| {
+                let czxid = self
+                    .nodes
+                    .get(&crate::path::join(path, name))
+                    .map_or(0, |child| child.stat.czxid);
+                (java_order::bucket(name, node.child_table_len), czxid, name)
+            })
+            .collect();
+        keyed.sort_unstable();
+        keyed.into_iter().map(|(_, _, name)| name.clone()).collect()
+    }
+
     pub fn get(&self, path: &str) -> Option<&Node> {
         self.nodes.get(path)
     }
+
     /// All nodes, in path order.
     pub fn nodes(&self) -> impl Iterator<Item = (&str, &Node)> {
         self.nodes.iter().map(|(p, n)| (p.as_str(), n))
     }
+
     /// Paths of the ephemerals a session owns, sorted.
-    pub fn ephemerals_of(&self, _session: SessionId) -> Vec<String> {
-        todo!()
+    pub fn ephemerals_of(&self, session: SessionId) -> Vec<String> {
+        self.ephemerals
+            .get(&session)
+            .map(|paths| paths.iter().cloned().collect())
+            .unwrap_or_default()
     }
+
     /// The largest zxid applied to this tree.
     pub fn last_zxid(&self) -> Zxid {
-        todo!()
+        self.last_zxid
+    }
+
+    /// Set a parent's create counter (S5/S6) to `counter`, keeping the
+    /// visible `cversion` consistent. For tests and scenarios that need a
+    /// parent near the 2^31 wrap without two billion creates. Returns
+    /// `false` if there is no such node.
+    pub fn set_seq_counter(&mut self, path: &str, counter: i32) -> bool {
+        match self.nodes.get_mut(path) {
+            Some(node) => {
+                node.seq_counter = counter;
+                node.refresh_stat();
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn is_system_path(path: &str) -> bool {
+        SYSTEM_NODES.contains(&path)
     }
 }

@@ -1,11 +1,54 @@
 //! The world: ensemble + network + clients + clock + fault budget, one value.
 //!
-//! CONTRACT STUB — the public API below is fixed; bodies are being written.
+//! The public API in this file is a contract shared with the checker. How
+//! the world works is split by concept:
+//! - [`server`]: a server's tree and watch tables;
+//! - [`log`]: the leader's committed log and its trimming;
+//! - [`session`]: the leader's session tracker (expiry, S22);
+//! - [`connection`]: a client's outbound / taken / inbound queues (S18, S21, S27);
+//! - [`registry`]: the client library's watch memory (S25);
+//! - [`slot`]: everything kept about one client;
+//! - [`ensemble`]: ordering, applying, answering (S19, S27–S29);
+//! - [`handler`]: calling a client's logic and routing what it asks for;
+//! - [`enabled`], [`step`], [`fault`]: the scheduler's view.
+//!
+//! Modelling choices a reader should know (each one is ZooKeeper's
+//! behaviour unless said otherwise):
+//! - Taking a request and the leader ordering it are one step; a write is
+//!   applied at the leader at once and at each follower by `Apply`.
+//! - A connected, running client pings often enough that its session never
+//!   expires; only a paused, crashed or disconnected client's session can.
+//! - A partitioned follower stops applying but keeps its clients, their
+//!   pings and its (stale) reads; S26 keeps reconnects from going back in time.
+//! - On reconnect the client gets `SyncConnected` first and then the events
+//!   `SetWatches` derives, as ZooKeeper's client sends `ConnectRequest`
+//!   before `SetWatches` on the new connection.
+
+mod connection;
+mod enabled;
+mod ensemble;
+mod fault;
+mod handler;
+mod log;
+mod registry;
+mod server;
+mod session;
+mod slot;
+mod step;
 
 use crate::client::Client;
 use crate::client::OpId;
+use crate::fingerprint::StableHasher;
 use crate::proto::{Op, Reply, SessionEvent, SessionId, Tick, WatchedEvent, Zxid};
-use crate::tree::DataTree;
+use crate::tree::{DataTree, Txn};
+
+pub use registry::{ClientWatches, WatchKind, WatchReg};
+pub use session::SESSION_ID_BASE;
+
+use self::log::CommitLog;
+use server::Server;
+use session::SessionTracker;
+use slot::{ClientSlot, Life, Link};
 
 /// Index of a client in the world (stable for the run).
 pub type ClientId = usize;
@@ -100,78 +143,224 @@ pub enum Delivery {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Happening<E> {
     /// A client queued a request.
-    Sent { client: ClientId, op: OpId, request: Op },
+    Sent {
+        client: ClientId,
+        op: OpId,
+        request: Op,
+    },
     /// A server took a client's request.
-    Taken { client: ClientId, server: ServerId, op: OpId },
+    Taken {
+        client: ClientId,
+        server: ServerId,
+        op: OpId,
+    },
     /// The leader ordered a write (or a session close/expiry) at `zxid`.
     Committed { zxid: Zxid, session: SessionId },
     /// A server applied the transaction `zxid`.
     Applied { server: ServerId, zxid: Zxid },
     /// A client handled a message.
-    Delivered { client: ClientId, delivery: Delivery },
+    Delivered {
+        client: ClientId,
+        delivery: Delivery,
+    },
     /// A client emitted an application event.
     App { client: ClientId, event: E },
     /// A session ended (expired or closed); its ephemerals are gone.
     SessionEnded { session: SessionId, expired: bool },
 }
 
+/// The smallest negotiated session timeout, in ticks (2·tickTime, S20).
+pub const MIN_SESSION_TIMEOUT: Tick = 2;
+/// The largest negotiated session timeout, in ticks (20·tickTime, S20).
+pub const MAX_SESSION_TIMEOUT: Tick = 20;
+
 /// The whole simulated system. See the crate docs.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct World<C: Client> {
-    _todo: std::marker::PhantomData<C>,
+    config: Config,
+    now: Tick,
+    /// Faults still available (starts as `config.faults`).
+    budget: FaultBudget,
+    /// Server 0 is the leader.
+    servers: Vec<Server>,
+    log: CommitLog,
+    sessions: SessionTracker,
+    clients: Vec<ClientSlot<C>>,
 }
 
 impl<C: Client> World<C> {
     /// A world whose clients are connected round-robin to the servers and
     /// have been started (their first ops are queued).
-    pub fn new(_config: Config, _clients: Vec<C>) -> Self {
-        todo!()
+    ///
+    /// What starting them did (sessions committed, first ops sent, events
+    /// emitted) is dropped; use [`World::new_with_log`] to see it.
+    pub fn new(config: Config, clients: Vec<C>) -> Self {
+        let mut log = Vec::new();
+        Self::new_with_log(config, clients, &mut log)
+    }
+
+    /// Like [`World::new`], appending what starting the world did to `log`:
+    /// one `Committed`/`Applied` per session created, then each client's
+    /// `start` (its `Sent` and `App` happenings), in client order.
+    pub fn new_with_log(config: Config, clients: Vec<C>, log: &mut Vec<Happening<C::Event>>) -> Self {
+        let servers = config.servers.max(1);
+        let mut world = World {
+            budget: config.faults,
+            config,
+            now: 0,
+            servers: (0..servers).map(|_| Server::new()).collect(),
+            log: CommitLog::default(),
+            sessions: SessionTracker::default(),
+            clients: Vec::with_capacity(clients.len()),
+        };
+        for (id, logic) in clients.into_iter().enumerate() {
+            let session = world.sessions.allocate();
+            world.sessions.open(session, 0);
+            world.clients.push(ClientSlot::new(logic, session, id % servers));
+            // Every server starts caught up: the sessions exist everywhere.
+            world.commit(Txn::CreateSession { session }, None, session, log);
+            for server in 1..servers {
+                world.apply_next(server, log);
+            }
+        }
+        for id in 0..world.clients.len() {
+            world.call(id, log, |logic, cx| logic.start(cx));
+        }
+        world
     }
     /// Append the enabled events, in a deterministic order, to `out`.
-    pub fn enabled(&self, _out: &mut Vec<Event>) {
-        todo!()
+    ///
+    /// The order is `Event`'s own (`Ord`): the list comes out sorted.
+    pub fn enabled(&self, out: &mut Vec<Event>) {
+        self.list_enabled(out);
     }
     /// Apply one enabled event, appending what happened to `log`.
     /// Panics if `event` is not enabled (a scheduler bug, never user input).
-    pub fn step(&mut self, _event: &Event, _log: &mut Vec<Happening<C::Event>>) {
-        todo!()
+    pub fn step(&mut self, event: &Event, log: &mut Vec<Happening<C::Event>>) {
+        self.apply_event(event, log);
     }
     /// Simulated time.
     pub fn now(&self) -> Tick {
-        todo!()
+        self.now
     }
     pub fn config(&self) -> &Config {
-        todo!()
+        &self.config
     }
-    pub fn client(&self, _id: ClientId) -> &C {
-        todo!()
+    pub fn client(&self, id: ClientId) -> &C {
+        &self.clients[id].logic
     }
     pub fn num_clients(&self) -> usize {
-        todo!()
+        self.clients.len()
     }
     /// The client's current session id.
-    pub fn session_of(&self, _id: ClientId) -> SessionId {
-        todo!()
+    pub fn session_of(&self, id: ClientId) -> SessionId {
+        self.clients[id].session
     }
     /// The server the client is connected to, if connected.
-    pub fn server_of(&self, _id: ClientId) -> Option<ServerId> {
-        todo!()
+    pub fn server_of(&self, id: ClientId) -> Option<ServerId> {
+        self.clients[id].server()
     }
     /// The leader's (newest) data tree.
     pub fn leader_tree(&self) -> &DataTree {
-        todo!()
+        &self.servers[0].tree
     }
     /// A server's data tree as it has applied the log so far.
-    pub fn server_tree(&self, _server: ServerId) -> &DataTree {
-        todo!()
+    pub fn server_tree(&self, server: ServerId) -> &DataTree {
+        &self.servers[server].tree
     }
     /// Every client is done, nothing is in flight, no timer armed.
+    ///
+    /// A crashed client counts as done (it will never do anything again);
+    /// "in flight" includes committed transactions a reachable (not
+    /// partitioned) follower has not applied yet, as applying them may
+    /// still fire watches.
     pub fn is_quiescent(&self) -> bool {
-        todo!()
+        let clients_idle = self.clients.iter().all(|slot| {
+            slot.is_crashed()
+                || (slot.logic.is_done() && slot.conn.is_idle() && slot.timer.is_none())
+        });
+        let last = self.log.last_zxid();
+        clients_idle && self.servers.iter().all(|s| s.partitioned || s.applied == last)
     }
     /// A stable 64-bit fingerprint of the whole state (same on every
     /// machine and run), for visited-state sets and trace hashes.
+    ///
+    /// It hashes absolute times (the clock, timers, last-heard ticks, node
+    /// ctime/mtime): two states that differ only in when they happened do
+    /// not dedup, which is what `Tick`'s `max_time` bound requires anyway.
     pub fn fingerprint(&self) -> u64 {
-        todo!()
+        use std::hash::{Hash, Hasher};
+        let mut hasher = StableHasher::new();
+        self.hash(&mut hasher);
+        hasher.finish()
+    }
+
+    // ---- observation helpers beyond the contract (tests, checkers, tools) ----
+
+    /// The faults still available.
+    pub fn budget(&self) -> FaultBudget {
+        self.budget
+    }
+    /// The newest zxid the leader ordered.
+    pub fn last_zxid(&self) -> Zxid {
+        self.log.last_zxid()
+    }
+    /// The newest zxid a server applied.
+    pub fn applied_zxid(&self, server: ServerId) -> Zxid {
+        self.servers[server].applied
+    }
+    /// Whether a follower is partitioned.
+    pub fn is_partitioned(&self, server: ServerId) -> bool {
+        self.servers[server].partitioned
+    }
+    /// Whether the leader holds `session` as live.
+    pub fn is_session_live(&self, session: SessionId) -> bool {
+        self.sessions.is_live(session)
+    }
+    /// The live sessions, in id order.
+    pub fn live_sessions(&self) -> impl Iterator<Item = SessionId> + '_ {
+        self.sessions.live()
+    }
+    /// The last zxid the client saw in a reply header.
+    pub fn client_last_zxid(&self, id: ClientId) -> Zxid {
+        self.clients[id].last_zxid
+    }
+    /// The client library's watch registry (what `SetWatches` would send).
+    pub fn client_watches(&self, id: ClientId) -> &ClientWatches {
+        &self.clients[id].watches
+    }
+    /// The client's handle is dead (expired and told so, or closed).
+    pub fn is_handle_dead(&self, id: ClientId) -> bool {
+        self.clients[id].link == Link::Dead
+    }
+    pub fn is_crashed(&self, id: ClientId) -> bool {
+        self.clients[id].is_crashed()
+    }
+    pub fn is_paused(&self, id: ClientId) -> bool {
+        matches!(self.clients[id].life, Life::Paused { .. })
+    }
+    /// Messages waiting for the client (including answers its library made up).
+    pub fn inbound_len(&self, id: ClientId) -> usize {
+        self.clients[id].conn.inbound.len()
+    }
+    /// The client's armed timer, if any.
+    pub fn timer_of(&self, id: ClientId) -> Option<Tick> {
+        self.clients[id].timer
+    }
+    /// Committed transactions some server has not applied yet.
+    pub fn log_len(&self) -> usize {
+        self.log.len()
+    }
+    /// The negotiated session timeout (S20): the requested
+    /// `config.session_timeout` clamped to [2, 20] ticks, ZooKeeper's
+    /// default [2·tickTime, 20·tickTime] with one tick per tickTime.
+    pub fn session_timeout(&self) -> Tick {
+        self.config.session_timeout.clamp(MIN_SESSION_TIMEOUT, MAX_SESSION_TIMEOUT)
+    }
+    /// How many ticks without hearing from its server make a client drop
+    /// its connection: 2/3 of the negotiated timeout, rounded up to whole
+    /// ticks (`ClientCnxn`'s read timeout, S21).
+    pub fn read_timeout(&self) -> Tick {
+        (self.session_timeout() * 2).div_ceil(3)
     }
 }

@@ -1,0 +1,79 @@
+//! The order in which a real server lists children (S30).
+//!
+//! `DataNode` keeps its children in a `java.util.HashSet<String>` created
+//! with capacity 8, and `getChildren` copies that set into a list, so the
+//! names come back in hash-table order: by bucket
+//! (`(h ^ (h >>> 16)) & (tableLength - 1)` of `String.hashCode`), and within
+//! a bucket in insertion order. The table doubles whenever the set grows
+//! past three quarters of it and never shrinks. For sequential names this
+//! order is far from sorted (`lock-0000000001` before `lock-0000000000`
+//! in a table of 8), which is why recipes must sort — and why the simulator
+//! reproduces it: a recipe that forgets to sort fails here as on a real
+//! server.
+//!
+//! Exact while no bucket ever holds more than eight names (Java then turns
+//! the bucket into a tree, or grows a small table early); the simulator's
+//! directories are far smaller. Insertion order is taken from each child's
+//! `czxid`; two children created by one multi share it and are then ordered
+//! by name (the real server keeps the multi's op order).
+
+/// `String.hashCode`, over UTF-16 code units as Java sees the string.
+pub(crate) fn string_hash(s: &str) -> i32 {
+    s.encode_utf16().fold(0i32, |h, unit| {
+        h.wrapping_mul(31).wrapping_add(i32::from(unit))
+    })
+}
+
+/// The bucket of `name` in a table of `table_len` (a power of two).
+pub(crate) fn bucket(name: &str, table_len: u32) -> u32 {
+    let h = string_hash(name) as u32;
+    (h ^ (h >> 16)) & table_len.saturating_sub(1)
+}
+
+/// The table length after the set has grown to `size` elements, starting
+/// from `table_len` (0: no set yet; `new HashSet<>(8)` allocates 8 on the
+/// first insert and doubles when `size > 0.75 · length`).
+pub(crate) fn grown_table_len(table_len: u32, size: usize) -> u32 {
+    let mut len = table_len.max(8);
+    while size as u64 > u64::from(len) * 3 / 4 {
+        len *= 2;
+    }
+    len
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn string_hash_matches_java() {
+        // Well-known Java values: "hello".hashCode() == 99162322, and the
+        // classic collision "Aa".hashCode() == "BB".hashCode() == 2112.
+        assert_eq!(string_hash(""), 0);
+        assert_eq!(string_hash("a"), 97);
+        assert_eq!(string_hash("hello"), 99_162_322);
+        assert_eq!(string_hash("Aa"), 2112);
+        assert_eq!(string_hash("BB"), 2112);
+        // Overflow wraps like a Java int.
+        assert_eq!(string_hash("zookeeper"), 1_600_681_804);
+        assert_eq!(string_hash("lock-0000000000"), -864_326_686);
+    }
+
+    #[test]
+    fn table_grows_past_three_quarters() {
+        assert_eq!(grown_table_len(0, 1), 8);
+        assert_eq!(grown_table_len(8, 6), 8);
+        assert_eq!(grown_table_len(8, 7), 16);
+        assert_eq!(grown_table_len(16, 12), 16);
+        assert_eq!(grown_table_len(16, 13), 32);
+        assert_eq!(grown_table_len(32, 3), 32, "never shrinks");
+    }
+
+    #[test]
+    fn sequential_names_scatter() {
+        assert_eq!(bucket("lock-0000000000", 8), 1);
+        assert_eq!(bucket("lock-0000000001", 8), 0);
+        assert_eq!(bucket("config", 8), 5);
+        assert_eq!(bucket("quota", 8), 7);
+    }
+}

@@ -1,0 +1,263 @@
+//! The leader's half of a write: `PrepRequestProcessor.pRequest2Txn`.
+//!
+//! Checks run in the server's order, so that a request breaking several
+//! rules fails with the same code as on a real server:
+//! - create: path (client check) → parent exists → parent ACL → suffix →
+//!   node exists → parent ephemeral;
+//! - delete: path → not a system node → parent exists → node exists →
+//!   version → no children;
+//! - setData: path → node exists → ACL → version.
+//!
+//! The server checks against `ChangeRecord`s — the few Stat fields that
+//! matter, as changed by requests prepared but not yet applied — not against
+//! the tree itself. [`Record`] is that record, and a multi is prepared
+//! against an [`Overlay`] of records its earlier ops changed, exactly as
+//! `pRequest2Txn` sees the change records its earlier ops added.
+
+use std::collections::BTreeMap;
+
+use super::{DataTree, Txn, CONFIG_NODE, MAX_DATA_LEN};
+use crate::path::{split, validate_create_path, validate_path, validate_request};
+use crate::proto::{CreateMode, Op, Response, SessionId, ZkError};
+
+/// What preparation needs to know about a node (`ZooKeeperServer.ChangeRecord`).
+#[derive(Clone, Copy, Debug)]
+struct Record {
+    version: i32,
+    ephemeral_owner: SessionId,
+    child_count: usize,
+    /// The persisted create counter (`StatPersisted.cversion`).
+    seq_counter: i32,
+}
+
+/// Where preparation looks nodes up.
+trait Records {
+    fn record(&self, path: &str) -> Option<Record>;
+}
+
+impl Records for DataTree {
+    fn record(&self, path: &str) -> Option<Record> {
+        self.nodes.get(path).map(|n| Record {
+            version: n.stat.version,
+            ephemeral_owner: n.stat.ephemeral_owner,
+            child_count: n.children.len(),
+            seq_counter: n.seq_counter,
+        })
+    }
+}
+
+/// The tree as changed by the earlier ops of one multi. `None` marks a
+/// node deleted by the multi.
+struct Overlay<'a> {
+    base: &'a DataTree,
+    changed: BTreeMap<String, Option<Record>>,
+}
+
+impl Records for Overlay<'_> {
+    fn record(&self, path: &str) -> Option<Record> {
+        match self.changed.get(path) {
+            Some(changed) => *changed,
+            None => self.base.record(path),
+        }
+    }
+}
+
+impl Overlay<'_> {
+    /// Record what `txn` (just prepared against this overlay) changes, as
+    /// `pRequest2Txn` adds change records. Note that a create sets the
+    /// parent's counter to `counter + 1` even past the i32 wrap, where the
+    /// tree itself would keep the old counter (S6).
+    fn add(&mut self, txn: &Txn) {
+        match txn {
+            Txn::Create {
+                path,
+                ephemeral_owner,
+                ..
+            } => {
+                let parent_path = split(path).0;
+                if let Some(mut parent) = self.record(parent_path) {
+                    parent.child_count += 1;
+                    parent.seq_counter = parent.seq_counter.wrapping_add(1);
+                    self.changed.insert(parent_path.to_string(), Some(parent));
+                }
+                let node = Record {
+                    version: 0,
+                    ephemeral_owner: *ephemeral_owner,
+                    child_count: 0,
+                    seq_counter: 0,
+                };
+                self.changed.insert(path.clone(), Some(node));
+            }
+            Txn::Delete { path } => {
+                let parent_path = split(path).0;
+                if let Some(mut parent) = self.record(parent_path) {
+                    parent.child_count = parent.child_count.saturating_sub(1);
+                    self.changed.insert(parent_path.to_string(), Some(parent));
+                }
+                self.changed.insert(path.clone(), None);
+            }
+            Txn::SetData { path, version, .. } => {
+                if let Some(mut node) = self.record(path) {
+                    node.version = *version;
+                    self.changed.insert(path.clone(), Some(node));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+pub(super) fn prepare(tree: &DataTree, session: SessionId, op: &Op) -> Txn {
+    match op {
+        Op::Multi(ops) => prepare_multi(tree, session, ops),
+        _ => prepare_single(tree, session, op).unwrap_or_else(|e| Txn::Error(Err(e))),
+    }
+}
+
+fn prepare_single(view: &impl Records, session: SessionId, op: &Op) -> Result<Txn, ZkError> {
+    match op {
+        Op::Create { path, data, mode } => prepare_create(view, session, path, data, *mode),
+        Op::Delete { path, version } => prepare_delete(view, path, *version),
+        Op::SetData {
+            path,
+            data,
+            version,
+        } => prepare_set_data(view, path, data, *version),
+        _ => Err(ZkError::Unimplemented),
+    }
+}
+
+fn prepare_create(
+    view: &impl Records,
+    session: SessionId,
+    path: &str,
+    data: &[u8],
+    mode: CreateMode,
+) -> Result<Txn, ZkError> {
+    validate_create_path(path, mode)?;
+    check_data_len(data)?;
+    let (parent_path, _) = split(path);
+    let parent = view.record(parent_path).ok_or(ZkError::NoNode)?;
+    if parent_path == CONFIG_NODE {
+        return Err(ZkError::NoAuth);
+    }
+    let path = if mode.is_sequential() {
+        // `String.format("%010d", cversion)`: Rust pads a negative the same
+        // way (`-000000001`, `-2147483648`).
+        format!("{path}{:010}", parent.seq_counter)
+    } else {
+        path.to_string()
+    };
+    validate_path(&path)?;
+    if view.record(&path).is_some() {
+        return Err(ZkError::NodeExists);
+    }
+    if parent.ephemeral_owner != 0 {
+        return Err(ZkError::NoChildrenForEphemerals);
+    }
+    Ok(Txn::Create {
+        path,
+        data: data.to_vec(),
+        ephemeral_owner: if mode.is_ephemeral() { session } else { 0 },
+    })
+}
+
+fn prepare_delete(view: &impl Records, path: &str, version: i32) -> Result<Txn, ZkError> {
+    validate_path(path)?;
+    // `getParentPathAndValidate`: `/`, `/zookeeper` and its two system
+    // children can never be deleted.
+    if DataTree::is_system_path(path) {
+        return Err(ZkError::BadArguments);
+    }
+    let (parent_path, _) = split(path);
+    view.record(parent_path).ok_or(ZkError::NoNode)?;
+    let node = view.record(path).ok_or(ZkError::NoNode)?;
+    check_version(node.version, version)?;
+    if node.child_count > 0 {
+        return Err(ZkError::NotEmpty);
+    }
+    Ok(Txn::Delete {
+        path: path.to_string(),
+    })
+}
+
+fn prepare_set_data(
+    view: &impl Records,
+    path: &str,
+    data: &[u8],
+    version: i32,
+) -> Result<Txn, ZkError> {
+    validate_path(path)?;
+    check_data_len(data)?;
+    let node = view.record(path).ok_or(ZkError::NoNode)?;
+    if path == CONFIG_NODE {
+        return Err(ZkError::NoAuth);
+    }
+    check_version(node.version, version)?;
+    Ok(Txn::SetData {
+        path: path.to_string(),
+        data: data.to_vec(),
+        // 3.8.0 lets the data version wrap like any Java int (the skip over
+        // -1 of ZOOKEEPER-4743 came later).
+        version: node.version.wrapping_add(1),
+    })
+}
+
+/// `checkAndIncVersion`: -1 matches any version.
+fn check_version(current: i32, expected: i32) -> Result<(), ZkError> {
+    if expected != -1 && expected != current {
+        Err(ZkError::BadVersion)
+    } else {
+        Ok(())
+    }
+}
+
+fn check_data_len(data: &[u8]) -> Result<(), ZkError> {
+    if data.len() > MAX_DATA_LEN {
+        Err(ZkError::BadArguments)
+    } else {
+        Ok(())
+    }
+}
+
+/// A multi (S31): each op is prepared against the tree as changed by the
+/// ops before it; the first failure fails them all. The failing op gets its
+/// own code, the ones before it `RolledBack` (code 0 in an error result),
+/// the ones after it `RuntimeInconsistency`.
+fn prepare_multi(tree: &DataTree, session: SessionId, ops: &[Op]) -> Txn {
+    // What the Java client refuses before sending: a read or a nested multi
+    // inside, or an invalid path. The whole call fails at once.
+    let client_check = ops.iter().try_for_each(|op| match op {
+        Op::Create { .. } | Op::Delete { .. } | Op::SetData { .. } => validate_request(op),
+        _ => Err(ZkError::BadArguments),
+    });
+    if let Err(e) = client_check {
+        return Txn::Error(Err(e));
+    }
+    let mut overlay = Overlay {
+        base: tree,
+        changed: BTreeMap::new(),
+    };
+    let mut txns = Vec::with_capacity(ops.len());
+    for (i, op) in ops.iter().enumerate() {
+        match prepare_single(&overlay, session, op) {
+            Ok(txn) => {
+                overlay.add(&txn);
+                txns.push(txn);
+            }
+            Err(e) => {
+                let results = (0..ops.len())
+                    .map(|j| {
+                        Err(match j.cmp(&i) {
+                            std::cmp::Ordering::Less => ZkError::RolledBack,
+                            std::cmp::Ordering::Equal => e,
+                            std::cmp::Ordering::Greater => ZkError::RuntimeInconsistency,
+                        })
+                    })
+                    .collect();
+                return Txn::Error(Ok(Response::Multi(results)));
+            }
+        }
+    }
+    Txn::Multi(txns)
+}

@@ -1,0 +1,222 @@
+//! The servers at work: the leader orders transactions, every server
+//! applies them in zxid order, fires its watches and answers its clients'
+//! requests strictly in order.
+
+use crate::client::Client;
+use crate::proto::{Op, Reply, Response, SessionEvent, SessionId, Zxid};
+use crate::tree::Txn;
+use crate::TICK_MS;
+
+use super::connection::{Inbound, Pending};
+use super::log::Origin;
+use super::registry::{WatchKind, WatchReg};
+use super::slot::{ClientSlot, Link};
+use super::{ClientId, Happening, ServerId, World};
+
+impl<C: Client> World<C> {
+    /// The leader orders `txn` at the next zxid and applies it at once.
+    pub(super) fn commit(
+        &mut self,
+        txn: Txn,
+        origin: Option<Origin>,
+        session: SessionId,
+        log: &mut Vec<Happening<C::Event>>,
+    ) -> Zxid {
+        let time_ms = i64::try_from(self.now).unwrap_or(i64::MAX).saturating_mul(TICK_MS);
+        let zxid = self.log.append(txn, time_ms, origin);
+        log.push(Happening::Committed { zxid, session });
+        self.apply_next(0, log);
+        zxid
+    }
+
+    /// `server` applies the next committed transaction: its tree changes,
+    /// its watches fire (events queued to the watching clients before any
+    /// reply that follows, S18), the requester's reply is produced if the
+    /// requester is connected here (S19), and the server's clients' waiting
+    /// requests are answered as far as they now can be.
+    pub(super) fn apply_next(&mut self, server: ServerId, log: &mut Vec<Happening<C::Event>>) {
+        let zxid = self.servers[server].applied + 1;
+        let entry = self.log.get(zxid).expect("apply_next: nothing left to apply");
+        let origin = entry.origin;
+        let closed_session = match entry.txn {
+            Txn::CloseSession { session, .. } => Some(session),
+            _ => None,
+        };
+        let srv = &mut self.servers[server];
+        let (reply, triggers) = srv.tree.apply(zxid, entry.time_ms, &entry.txn);
+        srv.applied = zxid;
+        log.push(Happening::Applied { server, zxid });
+
+        for trigger in &triggers {
+            for (session, event) in srv.watches.trigger(trigger) {
+                if let Some(client) = client_with_session_on(&self.clients, session, server) {
+                    self.clients[client].conn.inbound.push_back(Inbound::Watch(event));
+                }
+            }
+        }
+
+        if let Some(origin) = origin {
+            let slot = &mut self.clients[origin.client];
+            if slot.is_on(server) {
+                for pending in slot.conn.pending.iter_mut() {
+                    match pending {
+                        Pending::Write { zxid: z, reply: slot_reply, .. } if *z == zxid => {
+                            *slot_reply = Some(reply);
+                            break;
+                        }
+                        Pending::Close { zxid: z, applied } if *z == zxid => {
+                            *applied = true;
+                            break;
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+
+        if let Some(session) = closed_session {
+            self.servers[server].watches.remove_session(session);
+            // The server closes the connection of a session that ended
+            // other than by the client's own close (FinalRequestProcessor).
+            if let Some(client) = client_with_session_on(&self.clients, session, server) {
+                let own_close = self.clients[client]
+                    .conn
+                    .pending
+                    .iter()
+                    .any(|p| matches!(p, Pending::Close { zxid: z, .. } if *z == zxid));
+                if !own_close {
+                    self.lose_connection(client);
+                }
+            }
+        }
+
+        for client in 0..self.clients.len() {
+            if self.clients[client].is_on(server) {
+                self.answer(client);
+            }
+        }
+        let applied_by_all = self.servers.iter().map(|s| s.applied).min().unwrap_or(0);
+        self.log.trim(applied_by_all);
+    }
+
+
+    /// Answer the client's taken requests, in order, as far as its server can
+    /// (S27, S28, S29): a write once its server applied it, a sync once the
+    /// server caught up with the leader as of the sync, a read at once (from
+    /// the server's tree, registering its watch there).
+    pub(super) fn answer(&mut self, client: ClientId) {
+        let slot = &mut self.clients[client];
+        let Link::Connected(server) = slot.link else { return };
+        let srv = &mut self.servers[server];
+        loop {
+            let Some(front) = slot.conn.pending.front_mut() else { break };
+            let message = match front {
+                Pending::Write { op, reply: Some(reply), zxid } => Inbound::Reply {
+                    op: *op,
+                    reply: std::mem::replace(reply, Ok(Response::Synced)),
+                    zxid: Some(*zxid),
+                    watch: None,
+                },
+                Pending::Write { reply: None, .. } => break,
+                Pending::Sync { op, upto } => {
+                    if srv.applied < *upto {
+                        break;
+                    }
+                    Inbound::Reply {
+                        op: *op,
+                        reply: Ok(Response::Synced),
+                        zxid: Some(srv.applied),
+                        watch: None,
+                    }
+                }
+                Pending::Read { op, request } => {
+                    let reply = srv.tree.read(request);
+                    let watch = register_read_watch(request, &reply);
+                    if let Some(reg) = &watch {
+                        match reg.kind {
+                            WatchKind::Data | WatchKind::Exist => {
+                                srv.watches.add_data_watch(slot.session, &reg.path)
+                            }
+                            WatchKind::Child => srv.watches.add_child_watch(slot.session, &reg.path),
+                        }
+                    }
+                    Inbound::Reply { op: *op, reply, zxid: Some(srv.applied), watch }
+                }
+                Pending::Close { applied: false, .. } => break,
+                Pending::Close { applied: true, .. } => {
+                    // The close is done: the server answers it and closes
+                    // the connection; the handle is dead from now on.
+                    slot.conn.pending.pop_front();
+                    slot.link = Link::Dead;
+                    slot.closing = false;
+                    slot.watches.clear();
+                    srv.watches.remove_session(slot.session);
+                    // Anything still queued behind the close can never be sent.
+                    slot.conn.expire_queued();
+                    return;
+                }
+            };
+            slot.conn.pending.pop_front();
+            slot.conn.inbound.push_back(message);
+        }
+    }
+
+    /// The client's connection is gone (fault, server close, read timeout):
+    /// its server forgets the session's watches, every outstanding op fails
+    /// with `ConnectionLoss` and the client learns `Disconnected` (S21).
+    pub(super) fn lose_connection(&mut self, client: ClientId) {
+        let slot = &mut self.clients[client];
+        let Link::Connected(server) = slot.link else { return };
+        self.servers[server].watches.remove_session(slot.session);
+        let failed = slot.conn.fail_all();
+        if failed.close_lost || slot.closing {
+            // `close()` gives up on a lost connection and the handle is
+            // closed locally; the session lives on until it expires.
+            slot.closing = false;
+            slot.link = Link::Dead;
+            slot.watches.clear();
+        } else {
+            slot.conn.inbound.push_back(Inbound::Session(SessionEvent::Disconnected));
+            slot.link = Link::Connecting { fresh: false };
+        }
+    }
+
+    /// The leader ends `session` (expiry or explicit close): one
+    /// `closeSession` transaction deletes all its ephemerals at once (S22, S24).
+    pub(super) fn end_session(
+        &mut self,
+        session: SessionId,
+        expired: bool,
+        origin: Option<Origin>,
+        log: &mut Vec<Happening<C::Event>>,
+    ) -> Zxid {
+        let txn = self.servers[0].tree.prepare_close_session(session);
+        self.sessions.end(session);
+        let zxid = self.commit(txn, origin, session, log);
+        log.push(Happening::SessionEnded { session, expired });
+        zxid
+    }
+}
+
+/// The watch a read sets, at the server and (once the reply is handled) at
+/// the client: `exists` always (S14: a data watch if the node exists, an
+/// exist watch if not), `getData`/`getChildren` only on success (S15).
+fn register_read_watch(request: &Op, reply: &Reply) -> Option<WatchReg> {
+    let (kind, path) = match (request, reply) {
+        (Op::Exists { path, watch: true }, Ok(Response::Exists(Some(_)))) => (WatchKind::Data, path),
+        (Op::Exists { path, watch: true }, Ok(Response::Exists(None))) => (WatchKind::Exist, path),
+        (Op::GetData { path, watch: true }, Ok(_)) => (WatchKind::Data, path),
+        (Op::GetChildren { path, watch: true }, Ok(_)) => (WatchKind::Child, path),
+        _ => return None,
+    };
+    Some(WatchReg { kind, path: path.clone() })
+}
+
+/// The client connected to `server` whose current session is `session`.
+fn client_with_session_on<C: Client>(
+    clients: &[ClientSlot<C>],
+    session: SessionId,
+    server: ServerId,
+) -> Option<ClientId> {
+    clients.iter().position(|slot| slot.session == session && slot.is_on(server))
+}

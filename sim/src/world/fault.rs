@@ -1,0 +1,99 @@
+//! Faults from the budget: when each is possible and what it does.
+//!
+//! Faults that only make sense against a client still at work (dropping
+//! its connection, pausing or crashing it) are not offered for a client
+//! whose logic is done: they could change nothing it does, and leaving
+//! them out keeps the explored state space smaller.
+
+use crate::client::Client;
+
+use super::connection::Connection;
+use super::slot::{Life, Link};
+use super::{Event, Fault, Happening, World};
+
+impl<C: Client> World<C> {
+    pub(super) fn fault_enabled(&self, fault: &Fault) -> bool {
+        let budget = &self.budget;
+        match *fault {
+            Fault::DropConnection { client } => {
+                budget.connection_drops > 0
+                    && self.clients.get(client).is_some_and(|slot| {
+                        !slot.is_crashed()
+                            && matches!(slot.link, Link::Connected(_))
+                            && !slot.logic.is_done()
+                    })
+            }
+            Fault::ExpireSession { client } => {
+                budget.expiries > 0
+                    && self
+                        .clients
+                        .get(client)
+                        .is_some_and(|slot| self.sessions.is_live(slot.session))
+            }
+            Fault::Pause { client } => {
+                budget.pauses > 0
+                    && self
+                        .clients
+                        .get(client)
+                        .is_some_and(|slot| slot.is_running() && !slot.logic.is_done())
+            }
+            Fault::Crash { client } => {
+                budget.crashes > 0
+                    && self
+                        .clients
+                        .get(client)
+                        .is_some_and(|slot| !slot.is_crashed() && !slot.logic.is_done())
+            }
+            Fault::Partition { server } => {
+                budget.partitions > 0
+                    && server != 0
+                    && self.servers.get(server).is_some_and(|s| !s.partitioned)
+            }
+            Fault::Heal { server } => self.servers.get(server).is_some_and(|s| s.partitioned),
+        }
+    }
+
+    pub(super) fn inject(&mut self, fault: &Fault, log: &mut Vec<Happening<C::Event>>) {
+        assert!(
+            self.fault_enabled(fault),
+            "step: {:?} is not enabled",
+            Event::Fault(fault.clone())
+        );
+        match *fault {
+            Fault::DropConnection { client } => {
+                self.budget.connection_drops -= 1;
+                self.lose_connection(client);
+            }
+            Fault::ExpireSession { client } => {
+                self.budget.expiries -= 1;
+                let session = self.clients[client].session;
+                self.end_session(session, true, None, log);
+            }
+            Fault::Pause { client } => {
+                self.budget.pauses -= 1;
+                let since = self.now;
+                self.clients[client].life =
+                    Life::Paused { since, until: since + self.config.pause_ticks };
+            }
+            Fault::Crash { client } => {
+                self.budget.crashes -= 1;
+                let slot = &mut self.clients[client];
+                if let Link::Connected(server) = slot.link {
+                    self.servers[server].watches.remove_session(slot.session);
+                }
+                // The process is gone with everything it had; the session
+                // lives on at the leader until it expires.
+                slot.life = Life::Crashed;
+                slot.link = Link::Connecting { fresh: false };
+                slot.closing = false;
+                slot.timer = None;
+                slot.conn = Connection::default();
+            }
+            Fault::Partition { server } => {
+                self.budget.partitions -= 1;
+                self.servers[server].partitioned = true;
+            }
+            Fault::Heal { server } => self.servers[server].partitioned = false,
+        }
+    }
+}

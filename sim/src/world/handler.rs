@@ -1,0 +1,82 @@
+//! Calling a client's logic and routing what it asked for: ops onto its
+//! connection (or straight back as an error when the handle cannot send),
+//! application events into the history, its timer, session requests.
+
+use crate::client::{Client, Cx, SessionRequest, TimerRequest};
+use crate::path::validate_request;
+use crate::proto::ZkError;
+
+use super::connection::{Inbound, Outgoing};
+use super::slot::Link;
+use super::{ClientId, Happening, World};
+
+impl<C: Client> World<C> {
+    /// Run one handler of `client` and absorb its output.
+    ///
+    /// A `reopen_session` takes effect before the ops sent in the same call
+    /// (they belong to the new session); a `close_session` after them (they
+    /// were sent before the close, as in program order for `close()` last).
+    pub(super) fn call(
+        &mut self,
+        client: ClientId,
+        log: &mut Vec<Happening<C::Event>>,
+        handler: impl FnOnce(&mut C, &mut Cx<C::Event>),
+    ) {
+        let slot = &mut self.clients[client];
+        let mut cx = Cx::new(self.now, slot.session, slot.next_op);
+        handler(&mut slot.logic, &mut cx);
+        let out = cx.into_parts();
+        slot.next_op = out.next_op;
+        match out.timer {
+            TimerRequest::Keep => {}
+            TimerRequest::Cancel => slot.timer = None,
+            TimerRequest::At(at) => slot.timer = Some(at),
+        }
+        if out.session_request == Some(SessionRequest::Reopen) {
+            self.reopen(client);
+        }
+        for (op, request) in out.sent {
+            log.push(Happening::Sent { client, op, request: request.clone() });
+            let slot = &mut self.clients[client];
+            if slot.link == Link::Dead {
+                // A dead handle answers every call with SessionExpired (S23).
+                slot.conn.inbound.push_back(Inbound::local_error(op, ZkError::SessionExpired));
+            } else if let Err(err) = validate_request(&request) {
+                // The client library refuses a bad path before sending (S1).
+                slot.conn.inbound.push_back(Inbound::local_error(op, err));
+            } else if slot.closing {
+                // `ClientCnxn.queuePacket` while closing: ConnectionLoss.
+                slot.conn.inbound.push_back(Inbound::local_error(op, ZkError::ConnectionLoss));
+            } else {
+                slot.conn.outbound.push_back(Outgoing::Op { op, request });
+            }
+        }
+        for event in out.events {
+            log.push(Happening::App { client, event });
+        }
+        if out.session_request == Some(SessionRequest::Close) {
+            let slot = &mut self.clients[client];
+            if slot.link != Link::Dead && !slot.closing {
+                slot.closing = true;
+                slot.conn.outbound.push_back(Outgoing::Close);
+            }
+        }
+    }
+
+    /// `reopen_session`: the old handle is given up (if it was still alive,
+    /// its connection closes and its outstanding ops fail with
+    /// `ConnectionLoss`; its session lives until it expires) and a new
+    /// handle starts connecting with a fresh session id and no history.
+    fn reopen(&mut self, client: ClientId) {
+        let slot = &mut self.clients[client];
+        if let Link::Connected(server) = slot.link {
+            self.servers[server].watches.remove_session(slot.session);
+        }
+        slot.conn.fail_all();
+        slot.session = self.sessions.allocate();
+        slot.link = Link::Connecting { fresh: true };
+        slot.closing = false;
+        slot.last_zxid = 0;
+        slot.watches.clear();
+    }
+}

@@ -1,0 +1,89 @@
+//! The leader's session tracker (`SessionTrackerImpl`): which sessions are
+//! alive and when the leader last heard from each (S22).
+
+use std::collections::BTreeMap;
+
+use crate::proto::{SessionId, Tick};
+
+/// Session ids start here and count up: deterministic, and shaped like the
+/// real ones (server id in the top byte).
+pub const SESSION_ID_BASE: SessionId = 0x0100_0000_0000_0000;
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SessionTracker {
+    /// Live sessions and the tick the leader last heard from each.
+    live: BTreeMap<SessionId, Tick>,
+    next_id: SessionId,
+}
+
+impl Default for SessionTracker {
+    fn default() -> Self {
+        SessionTracker { live: BTreeMap::new(), next_id: SESSION_ID_BASE }
+    }
+}
+
+impl SessionTracker {
+    /// Hand out a fresh id (not live until [`SessionTracker::open`]).
+    pub fn allocate(&mut self) -> SessionId {
+        let id = self.next_id;
+        self.next_id += 1;
+        id
+    }
+
+    pub fn open(&mut self, session: SessionId, now: Tick) {
+        self.live.insert(session, now);
+    }
+
+    pub fn is_live(&self, session: SessionId) -> bool {
+        self.live.contains_key(&session)
+    }
+
+    /// The leader heard from the session (a request, a ping, a reconnect).
+    pub fn touch(&mut self, session: SessionId, now: Tick) {
+        if let Some(heard) = self.live.get_mut(&session) {
+            *heard = now;
+        }
+    }
+
+    /// The session ended (closed or expired). Returns whether it was live.
+    pub fn end(&mut self, session: SessionId) -> bool {
+        self.live.remove(&session).is_some()
+    }
+
+    /// Sessions not heard from for a full `timeout`, in id order.
+    pub fn overdue(&self, now: Tick, timeout: Tick, out: &mut Vec<SessionId>) {
+        out.extend(
+            self.live
+                .iter()
+                .filter(|&(_, &heard)| now.saturating_sub(heard) >= timeout)
+                .map(|(&id, _)| id),
+        );
+    }
+
+    pub fn live(&self) -> impl Iterator<Item = SessionId> + '_ {
+        self.live.keys().copied()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overdue_after_a_full_timeout_only() {
+        let mut t = SessionTracker::default();
+        let a = t.allocate();
+        let b = t.allocate();
+        t.open(a, 0);
+        t.open(b, 0);
+        t.touch(b, 5);
+        let mut out = Vec::new();
+        t.overdue(19, 20, &mut out);
+        assert!(out.is_empty());
+        t.overdue(20, 20, &mut out);
+        assert_eq!(out, vec![a]);
+        assert!(t.end(a));
+        assert!(!t.end(a));
+        assert!(!t.is_live(a) && t.is_live(b));
+    }
+}

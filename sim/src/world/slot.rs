@@ -1,0 +1,92 @@
+//! Everything the world keeps about one client: its logic, its handle's
+//! state (session, connection link, last seen zxid, watch registry), its
+//! process state (running, paused, crashed) and its single timer.
+
+use crate::client::{Client, OpId};
+use crate::proto::{SessionId, Tick, Zxid};
+
+use super::connection::Connection;
+use super::registry::ClientWatches;
+use super::ServerId;
+
+/// The state of the client's ZooKeeper handle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Link {
+    /// Connected to a server with a live (as far as it knows) session.
+    Connected(ServerId),
+    /// Looking for a server. `fresh`: the session does not exist yet (after
+    /// `reopen_session`); connecting creates it.
+    Connecting { fresh: bool },
+    /// The handle is dead: its session expired (and it learned so) or was
+    /// closed. Every request fails with `SessionExpired` until it reopens.
+    Dead,
+}
+
+/// The client process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Life {
+    Running,
+    /// Frozen (a GC pause) from `since` until `until`.
+    Paused { since: Tick, until: Tick },
+    /// Gone for good.
+    Crashed,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ClientSlot<C: Client> {
+    pub logic: C,
+    pub next_op: OpId,
+    pub session: SessionId,
+    pub link: Link,
+    /// `close_session` was called and the close has not completed.
+    pub closing: bool,
+    pub life: Life,
+    pub timer: Option<Tick>,
+    /// The last zxid seen in a reply header (S25, S26).
+    pub last_zxid: Zxid,
+    pub watches: ClientWatches,
+    pub conn: Connection,
+}
+
+impl<C: Client> ClientSlot<C> {
+    pub fn new(logic: C, session: SessionId, server: ServerId) -> Self {
+        ClientSlot {
+            logic,
+            next_op: 0,
+            session,
+            link: Link::Connected(server),
+            closing: false,
+            life: Life::Running,
+            timer: None,
+            last_zxid: 0,
+            watches: ClientWatches::default(),
+            conn: Connection::default(),
+        }
+    }
+
+    pub fn server(&self) -> Option<ServerId> {
+        match self.link {
+            Link::Connected(server) => Some(server),
+            _ => None,
+        }
+    }
+
+    pub fn is_running(&self) -> bool {
+        self.life == Life::Running
+    }
+
+    pub fn is_crashed(&self) -> bool {
+        self.life == Life::Crashed
+    }
+
+    /// Connected to `server` (with `session` as its current session).
+    pub fn is_on(&self, server: ServerId) -> bool {
+        self.link == Link::Connected(server)
+    }
+
+    /// The client keeps its session alive by pinging: it must be connected
+    /// and its process running.
+    pub fn pings(&self) -> bool {
+        self.is_running() && matches!(self.link, Link::Connected(_))
+    }
+}

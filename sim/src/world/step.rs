@@ -1,0 +1,215 @@
+//! Applying one scheduler choice.
+
+use crate::client::Client;
+use crate::proto::{Op, SessionEvent, ZkError};
+use crate::tree::Txn;
+
+use super::connection::{Inbound, Outgoing, Pending};
+use super::log::Origin;
+use super::slot::{Life, Link};
+use super::{ClientId, Delivery, Event, Happening, ServerId, World};
+
+impl<C: Client> World<C> {
+    pub(super) fn apply_event(&mut self, event: &Event, log: &mut Vec<Happening<C::Event>>) {
+        match *event {
+            Event::Request { client } => self.take_request(client, log),
+            Event::Apply { server } => {
+                assert!(self.can_apply(server), "step: {event:?} is not enabled");
+                self.apply_next(server, log);
+            }
+            Event::Receive { client } => self.receive(client, log),
+            Event::Timer { client } => self.fire_timer(client, log),
+            Event::Connect { client, server } => self.connect(client, server, log),
+            Event::Tick => self.tick(log),
+            Event::Fault(ref fault) => self.inject(fault, log),
+        }
+    }
+
+    pub(super) fn can_apply(&self, server: ServerId) -> bool {
+        server != 0
+            && server < self.servers.len()
+            && !self.servers[server].partitioned
+            && self.servers[server].applied < self.log.last_zxid()
+    }
+
+    /// The client's server takes the next request on its connection. A
+    /// write goes to the leader, which prepares it against its newest tree
+    /// and orders it at once (S27); a request of a session the leader no
+    /// longer knows fails there with `SessionExpired`, still taking a zxid.
+    fn take_request(&mut self, client: ClientId, log: &mut Vec<Happening<C::Event>>) {
+        let slot = &mut self.clients[client];
+        let (Link::Connected(server), false) = (slot.link, slot.is_crashed()) else {
+            panic!("step: Request {{ client: {client} }} is not enabled (not connected)");
+        };
+        let Some(next) = slot.conn.outbound.pop_front() else {
+            panic!("step: Request {{ client: {client} }} is not enabled (nothing to take)");
+        };
+        let session = slot.session;
+        self.sessions.touch(session, self.now);
+        let live = self.sessions.is_live(session);
+        let origin = Some(Origin { client });
+        match next {
+            Outgoing::Op { op, request } => {
+                log.push(Happening::Taken { client, server, op });
+                if request.is_write() {
+                    let txn = if live {
+                        self.servers[0].tree.prepare(session, &request)
+                    } else {
+                        Txn::Error(Err(ZkError::SessionExpired))
+                    };
+                    let zxid = self.log.next_zxid();
+                    let slot = &mut self.clients[client];
+                    slot.conn.pending.push_back(Pending::Write { op, zxid, reply: None });
+                    self.commit(txn, origin, session, log);
+                } else if let Op::Sync { .. } = request {
+                    let upto = self.log.last_zxid();
+                    self.clients[client].conn.pending.push_back(Pending::Sync { op, upto });
+                } else {
+                    self.clients[client].conn.pending.push_back(Pending::Read { op, request });
+                }
+            }
+            Outgoing::Close => {
+                let zxid = self.log.next_zxid();
+                slot.conn.pending.push_back(Pending::Close { zxid, applied: false });
+                if live {
+                    self.end_session(session, false, origin, log);
+                } else {
+                    self.commit(Txn::Error(Err(ZkError::SessionExpired)), origin, session, log);
+                }
+            }
+        }
+        self.answer(client);
+    }
+
+    /// The client handles the next message waiting for it.
+    fn receive(&mut self, client: ClientId, log: &mut Vec<Happening<C::Event>>) {
+        let slot = &mut self.clients[client];
+        assert!(slot.is_running(), "step: Receive {{ client: {client} }} is not enabled (not running)");
+        let Some(message) = slot.conn.inbound.pop_front() else {
+            panic!("step: Receive {{ client: {client} }} is not enabled (nothing to receive)");
+        };
+        match message {
+            Inbound::Reply { op, reply, zxid, watch } => {
+                if let Some(zxid) = zxid {
+                    slot.last_zxid = zxid;
+                }
+                if let Some(reg) = watch {
+                    slot.watches.add(reg);
+                }
+                log.push(Happening::Delivered {
+                    client,
+                    delivery: Delivery::Reply { op, reply: reply.clone() },
+                });
+                self.call(client, log, |logic, cx| logic.on_reply(op, reply, cx));
+            }
+            Inbound::Watch(event) => {
+                slot.watches.materialize(&event);
+                log.push(Happening::Delivered { client, delivery: Delivery::Watch(event.clone()) });
+                self.call(client, log, |logic, cx| logic.on_watch(event, cx));
+            }
+            Inbound::Session(event) => {
+                log.push(Happening::Delivered { client, delivery: Delivery::Session(event) });
+                self.call(client, log, |logic, cx| logic.on_session(event, cx));
+            }
+        }
+    }
+
+    pub(super) fn timer_due(&self, client: ClientId) -> bool {
+        let slot = &self.clients[client];
+        slot.is_running() && slot.timer.is_some_and(|at| at <= self.now)
+    }
+
+    fn fire_timer(&mut self, client: ClientId, log: &mut Vec<Happening<C::Event>>) {
+        assert!(self.timer_due(client), "step: Timer {{ client: {client} }} is not enabled");
+        self.clients[client].timer = None;
+        self.call(client, log, |logic, cx| logic.on_timer(cx));
+    }
+
+    pub(super) fn can_connect(&self, client: ClientId, server: ServerId) -> bool {
+        let slot = &self.clients[client];
+        slot.is_running()
+            && matches!(slot.link, Link::Connecting { .. })
+            && server < self.servers.len()
+            // S26: a server behind what the client has seen refuses it.
+            && self.servers[server].applied >= slot.last_zxid
+    }
+
+    /// The client (re)connects to `server`. A fresh session is created; a
+    /// live one continues (`SyncConnected`, then the events `SetWatches`
+    /// derives, S25); a session the leader no longer knows is `Expired`
+    /// (S23): the handle dies and requests queued meanwhile fail.
+    fn connect(&mut self, client: ClientId, server: ServerId, log: &mut Vec<Happening<C::Event>>) {
+        assert!(
+            self.can_connect(client, server),
+            "step: Connect {{ client: {client}, server: {server} }} is not enabled"
+        );
+        let now = self.now;
+        let slot = &mut self.clients[client];
+        let session = slot.session;
+        let fresh = slot.link == Link::Connecting { fresh: true };
+        if fresh {
+            slot.link = Link::Connected(server);
+            slot.conn.inbound.push_back(Inbound::Session(SessionEvent::SyncConnected));
+            self.sessions.open(session, now);
+            self.commit(Txn::CreateSession { session }, None, session, log);
+        } else if self.sessions.is_live(session) {
+            self.sessions.touch(session, now);
+            slot.link = Link::Connected(server);
+            slot.conn.inbound.push_back(Inbound::Session(SessionEvent::SyncConnected));
+            if !slot.watches.is_empty() {
+                let srv = &mut self.servers[server];
+                let list = |set: &std::collections::BTreeSet<String>| -> Vec<String> {
+                    set.iter().cloned().collect()
+                };
+                let events = srv.watches.set_watches(
+                    session,
+                    slot.last_zxid,
+                    &list(&slot.watches.data),
+                    &list(&slot.watches.exist),
+                    &list(&slot.watches.child),
+                    &srv.tree,
+                );
+                slot.conn.inbound.extend(events.into_iter().map(Inbound::Watch));
+                // The SetWatches reply header carries the server's zxid.
+                slot.last_zxid = srv.applied;
+            }
+        } else {
+            slot.conn.inbound.push_back(Inbound::Session(SessionEvent::Expired));
+            slot.conn.expire_queued();
+            slot.watches.clear();
+            slot.closing = false;
+            slot.link = Link::Dead;
+        }
+    }
+
+    /// Time advances one tick: pauses end (a pause of at least the read
+    /// timeout makes the client drop its connection, S21), running
+    /// connected clients ping, and the leader expires every session it has
+    /// not heard from for a full session timeout (S22).
+    fn tick(&mut self, log: &mut Vec<Happening<C::Event>>) {
+        assert!(self.now < self.config.max_time, "step: Tick is not enabled (max_time reached)");
+        self.now += 1;
+        let now = self.now;
+        let read_timeout = self.read_timeout();
+        for client in 0..self.clients.len() {
+            if let Life::Paused { since, until } = self.clients[client].life {
+                if until <= now {
+                    self.clients[client].life = Life::Running;
+                    if now - since >= read_timeout {
+                        self.lose_connection(client);
+                    }
+                }
+            }
+        }
+        for slot in &self.clients {
+            if slot.pings() {
+                self.sessions.touch(slot.session, now);
+            }
+        }
+        let mut overdue = Vec::new();
+        self.sessions.overdue(now, self.session_timeout(), &mut overdue);
+        for session in overdue {
+            self.end_session(session, true, None, log);
+        }
+    }
+}

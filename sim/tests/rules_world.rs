@@ -1,0 +1,778 @@
+//! One test per world-level rule of `docs/ZK-SEMANTICS.md` (S14–S29), named
+//! after the rule id. Each builds a small world of scripted clients, drives
+//! it step by step and asserts what the real server would make each client
+//! see: which events, which replies, in which order.
+
+mod support;
+
+use support::*;
+use zksim::script::{Observed, Step};
+use zksim::{
+    Config, Event, EventType, Fault, FaultBudget, Happening, Response, SessionEvent, WatchedEvent,
+    ZkError,
+};
+
+fn watch(kind: EventType, path: &str) -> Observed {
+    Observed::Watch(WatchedEvent { kind, path: path.into() })
+}
+
+fn is_ok(o: &Observed) -> bool {
+    matches!(o, Observed::Reply { reply: Ok(_), .. })
+}
+
+fn err_of(o: &Observed) -> Option<ZkError> {
+    match o {
+        Observed::Reply { reply: Err(e), .. } => Some(*e),
+        _ => None,
+    }
+}
+
+/// The watch and session events a client saw, in order (replies left out).
+fn notifications(sim: &Sim, client: usize) -> Vec<Observed> {
+    sim.seen(client)
+        .into_iter()
+        .filter(|o| matches!(o, Observed::Watch(_) | Observed::Session(_)))
+        .collect()
+}
+
+#[test]
+fn s14_exists_watch_on_missing_node_fires_node_created() {
+    // Client 0 watches a missing node; client 1 creates it later.
+    let mut sim = Sim::scripts(
+        1,
+        vec![vec![Step::Send(exists("/a", true)), Step::WaitWatch], vec![Step::Send(persistent("/a"))]],
+    );
+    sim.request(0);
+    sim.receive(0);
+    assert!(matches!(
+        sim.seen(0)[0],
+        Observed::Reply { reply: Ok(Response::Exists(None)), .. }
+    ));
+    sim.settle();
+    assert_eq!(notifications(&sim, 0), vec![watch(EventType::NodeCreated, "/a")]);
+    assert!(zksim::Client::is_done(sim.client(0)));
+}
+
+#[test]
+fn s15_get_data_and_get_children_set_no_watch_on_missing_node() {
+    let mut sim = Sim::scripts(
+        1,
+        vec![
+            vec![Step::Send(get_data("/a", true)), Step::Send(children("/a", true))],
+            vec![Step::Send(persistent("/a")), Step::Send(persistent("/a/x")), Step::Send(set_data("/a", b"v"))],
+        ],
+    );
+    sim.request(0);
+    sim.receive(0);
+    sim.request(0);
+    sim.receive(0);
+    assert_eq!(err_of(&sim.seen(0)[0]), Some(ZkError::NoNode));
+    assert_eq!(err_of(&sim.seen(0)[1]), Some(ZkError::NoNode));
+    assert!(sim.world.client_watches(0).is_empty());
+    sim.settle();
+    assert_eq!(notifications(&sim, 0), vec![], "no watch was set, none may fire");
+}
+
+#[test]
+fn s16_triggers_for_create_set_and_delete() {
+    // Client 0 builds /p and /p/c and watches both; client 1 changes them.
+    let mut sim = Sim::scripts(
+        1,
+        vec![
+            vec![
+                Step::Send(persistent("/p")),
+                Step::Send(persistent("/p/c")),
+                Step::Send(get_data("/p/c", true)),
+                Step::Send(children("/p/c", true)),
+                Step::Send(children("/p", true)),
+                Step::Send(exists("/p/d", true)),
+            ],
+            vec![
+                Step::Send(set_data("/p/c", b"1")),
+                Step::Send(delete("/p/c")),
+                Step::Send(persistent("/p/d")),
+            ],
+        ],
+    );
+    sim.run_while(|e| matches!(e, Event::Request { client: 0 } | Event::Receive { client: 0 }));
+    assert_eq!(sim.seen(0).len(), 6);
+    assert!(sim.seen(0).iter().all(is_ok));
+    sim.settle();
+    assert_eq!(
+        notifications(&sim, 0),
+        vec![
+            // setData /p/c: the data watch fires; the child watch stays.
+            watch(EventType::NodeDataChanged, "/p/c"),
+            // delete /p/c: NodeDeleted to its child watcher (the data watch
+            // is spent), NodeChildrenChanged to the parent's child watcher.
+            watch(EventType::NodeDeleted, "/p/c"),
+            watch(EventType::NodeChildrenChanged, "/p"),
+            // create /p/d: NodeCreated to the exists watcher; the parent's
+            // child watch was spent by the delete.
+            watch(EventType::NodeCreated, "/p/d"),
+        ]
+    );
+}
+
+#[test]
+fn s16_deleted_node_with_data_and_child_watch_notifies_once() {
+    // Client 1 deletes /a once client 0 holds both watches.
+    let mut sim = Sim::scripts(
+        1,
+        vec![
+            vec![
+                Step::Send(persistent("/a")),
+                Step::Send(get_data("/a", true)),
+                Step::Send(children("/a", true)),
+                Step::WaitWatch,
+            ],
+            vec![Step::Sleep(1), Step::Send(delete("/a"))],
+        ],
+    );
+    sim.run_while(|e| matches!(e, Event::Request { client: 0 } | Event::Receive { client: 0 }));
+    sim.ticks(1);
+    sim.settle();
+    assert_eq!(notifications(&sim, 0), vec![watch(EventType::NodeDeleted, "/a")]);
+    assert!(sim.world.client_watches(0).is_empty());
+}
+
+#[test]
+fn s17_same_watch_twice_fires_once_and_only_once() {
+    let mut sim = Sim::scripts(
+        1,
+        vec![
+            vec![Step::Send(persistent("/a")), Step::Send(get_data("/a", true)), Step::Send(get_data("/a", true))],
+            vec![Step::Sleep(1), Step::Send(set_data("/a", b"1")), Step::Send(set_data("/a", b"2"))],
+        ],
+    );
+    sim.run_while(|e| matches!(e, Event::Request { client: 0 } | Event::Receive { client: 0 }));
+    sim.ticks(1);
+    sim.settle();
+    assert_eq!(notifications(&sim, 0), vec![watch(EventType::NodeDataChanged, "/a")]);
+}
+
+#[test]
+fn s18_watch_event_arrives_before_reply_to_later_read() {
+    // Client 0 on follower 1 reads /a with a watch and pipelines a second
+    // read; client 1 on the leader changes /a in between.
+    // Clients are round-robin: client 1 is on follower 1.
+    let mut sim = Sim::scripts(
+        2,
+        vec![
+            vec![Step::Sleep(1), Step::Send(set_data("/a", b"new"))],
+            vec![Step::Send(persistent("/a")), Step::SendNoWait(get_data("/a", true)), Step::SendNoWait(get_data("/a", false))],
+        ],
+    );
+    assert_eq!(sim.world.server_of(1), Some(1));
+    sim.request(1); // create /a at the leader
+    sim.apply(1); // the follower applies it and answers the create
+    sim.receive(1); // reply to the create: client 1 now sends both reads
+    sim.request(1); // first read answered from the follower, watch registered
+    sim.ticks(1);
+    sim.step(Event::Timer { client: 0 });
+    sim.request(0); // setData ordered by the leader
+    sim.apply(1); // the follower applies it: the watch fires
+    sim.request(1); // second read answered after the event
+    sim.drain(1);
+    let seen = sim.seen(1);
+    assert_eq!(seen.len(), 4, "{seen:?}");
+    assert!(matches!(&seen[1], Observed::Reply { reply: Ok(Response::Data { data, .. }), .. } if data.is_empty()));
+    assert_eq!(seen[2], watch(EventType::NodeDataChanged, "/a"));
+    assert!(matches!(&seen[3], Observed::Reply { reply: Ok(Response::Data { data, .. }), .. } if data == b"new"));
+}
+
+#[test]
+fn s19_lagging_follower_fires_watch_late() {
+    // Client 1 on follower 1 watches /a; client 0 on the leader deletes it.
+    let mut sim = Sim::scripts(
+        2,
+        vec![
+            vec![Step::Send(persistent("/a")), Step::Sleep(1), Step::Send(delete("/a"))],
+            vec![Step::Sleep(1), Step::Send(exists("/a", true)), Step::WaitWatch],
+        ],
+    );
+    sim.request(0);
+    sim.receive(0);
+    sim.apply(1);
+    sim.ticks(1);
+    sim.step(Event::Timer { client: 1 });
+    sim.request(1);
+    sim.receive(1);
+    sim.step(Event::Timer { client: 0 });
+    sim.request(0); // delete ordered and applied at the leader
+    assert!(sim.world.leader_tree().get("/a").is_none());
+    assert!(sim.world.server_tree(1).get("/a").is_some());
+    assert!(!sim.is_enabled(&Event::Receive { client: 1 }), "the follower has not applied it");
+    sim.apply(1);
+    sim.receive(1);
+    assert_eq!(notifications(&sim, 1), vec![watch(EventType::NodeDeleted, "/a")]);
+}
+
+#[test]
+fn s20_session_timeout_is_clamped_to_2_and_20_ticks() {
+    let long = Sim::new(
+        Config { session_timeout: 1000, ..config(1) },
+        vec![zksim::script::Scripted::new(vec![])],
+    );
+    assert_eq!(long.world.session_timeout(), 20);
+    let short = Sim::new(
+        Config { session_timeout: 1, ..config(1) },
+        vec![zksim::script::Scripted::new(vec![])],
+    );
+    assert_eq!(short.world.session_timeout(), 2);
+    // A crashed client's session ends after the clamped timeout, not the asked one.
+    let mut sim = Sim::new(
+        Config {
+            session_timeout: 1000,
+            faults: FaultBudget { crashes: 1, ..Default::default() },
+            ..config(1)
+        },
+        vec![zksim::script::Scripted::new(vec![Step::WaitWatch])],
+    );
+    let session = sim.world.session_of(0);
+    sim.fault(Fault::Crash { client: 0 });
+    sim.ticks(19);
+    assert!(sim.world.is_session_live(session));
+    sim.ticks(1);
+    assert!(!sim.world.is_session_live(session));
+}
+
+#[test]
+fn s21_disconnect_fails_outstanding_with_connection_loss() {
+    // Client 1 on follower 1: a write taken (ordered, not yet applied at
+    // its server), a read taken behind it, two ops not taken yet.
+    let mut sim = Sim::new(
+        Config { faults: FaultBudget { connection_drops: 1, ..Default::default() }, ..config(2) },
+        vec![
+            zksim::script::Scripted::new(vec![]),
+            zksim::script::Scripted::new(vec![
+                Step::SendNoWait(persistent("/a")),
+                Step::SendNoWait(get_data("/a", true)),
+                Step::SendNoWait(sync("/")),
+                Step::SendNoWait(persistent("/b")),
+                Step::WaitSession(SessionEvent::Disconnected),
+                Step::Send(persistent("/c")),
+            ]),
+        ],
+    );
+    sim.request(1);
+    sim.request(1);
+    sim.fault(Fault::DropConnection { client: 1 });
+    assert_eq!(sim.world.budget().connection_drops, 0);
+    assert_eq!(sim.world.server_of(1), None);
+    sim.drain(1);
+    let seen = sim.seen(1);
+    let sent = sim.client(1).sent().to_vec();
+    assert_eq!(
+        seen[..5],
+        [
+            Observed::Reply { op: sent[0], reply: Err(ZkError::ConnectionLoss) },
+            Observed::Reply { op: sent[1], reply: Err(ZkError::ConnectionLoss) },
+            Observed::Reply { op: sent[2], reply: Err(ZkError::ConnectionLoss) },
+            Observed::Reply { op: sent[3], reply: Err(ZkError::ConnectionLoss) },
+            Observed::Session(SessionEvent::Disconnected),
+        ]
+    );
+    // The create that reached the leader was applied all the same: the
+    // client cannot tell.
+    assert!(sim.world.leader_tree().get("/a").is_some());
+    assert!(sim.world.leader_tree().get("/b").is_none());
+    // The request sent while disconnected waits for a connection.
+    assert!(!sim.enabled().iter().any(|e| matches!(e, Event::Request { client: 1 })));
+    sim.connect(1, 0);
+    sim.receive(1);
+    assert_eq!(sim.seen(1).last(), Some(&Observed::Session(SessionEvent::SyncConnected)));
+    sim.settle();
+    assert!(sim.world.leader_tree().get("/c").is_some());
+    assert!(zksim::Client::is_done(sim.client(1)));
+}
+
+#[test]
+fn s21_long_pause_drops_connection_when_client_resumes() {
+    let scripts = || vec![zksim::script::Scripted::new(vec![Step::Send(persistent("/a"))])];
+    // Read timeout is ceil(2/3 · 20) = 14 ticks.
+    let mut sim = Sim::new(
+        Config {
+            pause_ticks: 14,
+            faults: FaultBudget { pauses: 1, ..Default::default() },
+            ..config(1)
+        },
+        scripts(),
+    );
+    assert_eq!(sim.world.read_timeout(), 14);
+    sim.fault(Fault::Pause { client: 0 });
+    assert!(!sim.is_enabled(&Event::Receive { client: 0 }) || sim.world.inbound_len(0) == 0);
+    sim.ticks(14);
+    assert!(!sim.world.is_paused(0));
+    assert_eq!(sim.world.server_of(0), None, "dropped on resume");
+    sim.drain(0);
+    let seen = sim.seen(0);
+    assert_eq!(err_of(&seen[0]), Some(ZkError::ConnectionLoss));
+    assert_eq!(seen[1], Observed::Session(SessionEvent::Disconnected));
+    // 14 < 20: the session is still alive and the client reconnects to it.
+    let session = sim.world.session_of(0);
+    assert!(sim.world.is_session_live(session));
+    sim.connect(0, 0);
+    sim.drain(0);
+    assert_eq!(sim.seen(0).last(), Some(&Observed::Session(SessionEvent::SyncConnected)));
+    assert_eq!(sim.world.session_of(0), session);
+
+    // A shorter pause keeps the connection.
+    let mut sim = Sim::new(
+        Config {
+            pause_ticks: 13,
+            faults: FaultBudget { pauses: 1, ..Default::default() },
+            ..config(1)
+        },
+        scripts(),
+    );
+    sim.fault(Fault::Pause { client: 0 });
+    sim.ticks(13);
+    assert_eq!(sim.world.server_of(0), Some(0));
+}
+
+#[test]
+fn s22_expiry_deletes_ephemerals_at_once_firing_other_sessions_watches() {
+    // Client 0 (leader) owns two ephemerals; client 1 (follower 1) watches one.
+    let mut sim = Sim::new(
+        Config {
+            pause_ticks: 30,
+            faults: FaultBudget { pauses: 1, ..Default::default() },
+            ..config(2)
+        },
+        vec![
+            zksim::script::Scripted::new(vec![
+                Step::Send(ephemeral("/e1")),
+                Step::Send(ephemeral("/e2")),
+                Step::WaitWatch,
+            ]),
+            zksim::script::Scripted::new(vec![Step::Sleep(1), Step::Send(exists("/e2", true)), Step::WaitWatch]),
+        ],
+    );
+    sim.settle();
+    sim.ticks(1);
+    sim.settle();
+    let owner = sim.world.session_of(0);
+    assert_eq!(sim.world.leader_tree().get("/e2").unwrap().stat.ephemeral_owner, owner);
+    sim.fault(Fault::Pause { client: 0 });
+    sim.ticks(19);
+    assert!(sim.world.is_session_live(owner), "19 ticks < timeout");
+    let before = sim.log.len();
+    sim.ticks(1);
+    let step = sim.log[before..].to_vec();
+    assert!(step.contains(&Happening::SessionEnded { session: owner, expired: true }));
+    let committed: Vec<_> = step
+        .iter()
+        .filter_map(|h| match h {
+            Happening::Committed { zxid, session } => Some((*zxid, *session)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(committed.len(), 1, "one closeSession txn: {step:?}");
+    assert_eq!(committed[0].1, owner);
+    assert!(sim.world.leader_tree().get("/e1").is_none());
+    assert!(sim.world.leader_tree().get("/e2").is_none());
+    // The watcher on the follower hears it when its server applies it.
+    sim.apply(1);
+    sim.receive(1);
+    assert_eq!(notifications(&sim, 1), vec![watch(EventType::NodeDeleted, "/e2")]);
+}
+
+#[test]
+fn s23_expired_client_learns_only_on_reconnect_and_its_handle_is_dead() {
+    let mut sim = Sim::new(
+        Config { faults: FaultBudget { connection_drops: 1, ..Default::default() }, ..config(1) },
+        vec![zksim::script::Scripted::new(vec![
+            Step::Send(ephemeral("/e")),
+            Step::SendNoWait(get_data("/e", true)),
+            Step::WaitSession(SessionEvent::Disconnected),
+            Step::SendNoWait(persistent("/queued")),
+            Step::WaitSession(SessionEvent::Expired),
+            Step::Send(persistent("/after")),
+            Step::Reopen,
+            Step::WaitSession(SessionEvent::SyncConnected),
+            Step::Send(ephemeral("/fresh")),
+        ])],
+    );
+    sim.request(0);
+    sim.receive(0);
+    sim.fault(Fault::DropConnection { client: 0 });
+    sim.drain(0);
+    let old = sim.world.session_of(0);
+    sim.ticks(20);
+    assert!(!sim.world.is_session_live(old));
+    assert!(sim.world.leader_tree().get("/e").is_none(), "ephemerals gone at expiry");
+    // Nothing told the client yet.
+    assert_eq!(notifications(&sim, 0), vec![Observed::Session(SessionEvent::Disconnected)]);
+    sim.connect(0, 0);
+    sim.drain(0);
+    let seen = sim.seen(0);
+    let n = seen.len();
+    // Expired, then the request queued meanwhile fails, then the request sent
+    // on the dead handle fails too.
+    assert_eq!(seen[n - 3], Observed::Session(SessionEvent::Expired));
+    assert_eq!(err_of(&seen[n - 2]), Some(ZkError::SessionExpired));
+    assert_eq!(err_of(&seen[n - 1]), Some(ZkError::SessionExpired));
+    assert!(sim.world.leader_tree().get("/queued").is_none());
+    assert!(sim.world.leader_tree().get("/after").is_none());
+    // The script reopened after the dead-handle reply: a fresh session.
+    let fresh = sim.world.session_of(0);
+    assert_ne!(fresh, old);
+    sim.connect(0, 0);
+    sim.settle();
+    assert_eq!(sim.seen(0).iter().rev().nth(1), Some(&Observed::Session(SessionEvent::SyncConnected)));
+    assert_eq!(sim.world.leader_tree().get("/fresh").unwrap().stat.ephemeral_owner, fresh);
+}
+
+#[test]
+fn s23_connected_client_sees_disconnected_first_when_its_session_expires() {
+    let mut sim = Sim::new(
+        Config { faults: FaultBudget { expiries: 1, ..Default::default() }, ..config(1) },
+        vec![zksim::script::Scripted::new(vec![Step::Send(ephemeral("/e")), Step::WaitWatch])],
+    );
+    sim.settle();
+    sim.fault(Fault::ExpireSession { client: 0 });
+    // The server closes the connection of the expired session.
+    assert_eq!(sim.world.server_of(0), None);
+    sim.drain(0);
+    assert_eq!(notifications(&sim, 0), vec![Observed::Session(SessionEvent::Disconnected)]);
+    sim.connect(0, 0);
+    sim.drain(0);
+    assert_eq!(
+        notifications(&sim, 0),
+        vec![Observed::Session(SessionEvent::Disconnected), Observed::Session(SessionEvent::Expired)]
+    );
+    assert!(sim.world.is_handle_dead(0));
+}
+
+#[test]
+fn s24_close_session_deletes_ephemerals_at_once() {
+    let mut sim = Sim::scripts(
+        2,
+        vec![
+            vec![
+                Step::Send(ephemeral("/e")),
+                Step::Sleep(2),
+                Step::Close,
+                Step::Sleep(1),
+                Step::SendNoWait(persistent("/late")),
+            ],
+            vec![Step::Sleep(1), Step::Send(exists("/e", true)), Step::WaitWatch],
+        ],
+    );
+    sim.settle();
+    sim.ticks(1);
+    sim.settle();
+    sim.ticks(1);
+    sim.step(Event::Timer { client: 0 });
+    let session = sim.world.session_of(0);
+    let before = sim.log.len();
+    sim.request(0); // closeSession taken, ordered and applied by the leader
+    let step = sim.log[before..].to_vec();
+    assert!(step.contains(&Happening::SessionEnded { session, expired: false }));
+    assert!(!sim.world.is_session_live(session));
+    assert!(sim.world.leader_tree().get("/e").is_none());
+    assert!(sim.world.is_handle_dead(0), "the close completed: the handle is closed");
+    sim.settle();
+    assert_eq!(notifications(&sim, 1), vec![watch(EventType::NodeDeleted, "/e")]);
+    // An op on the closed handle fails locally.
+    sim.ticks(1);
+    sim.settle();
+    assert_eq!(sim.seen(0).last().and_then(err_of), Some(ZkError::SessionExpired));
+    assert!(sim.world.leader_tree().get("/late").is_none());
+}
+
+/// Client 1 on follower 1 holds a data, an exist and a child watch; its
+/// connection drops, client 0 on the leader changes things, client 1
+/// reconnects to the leader.
+fn s25_setup(changes: Vec<Step>) -> Sim {
+    let mut sim = Sim::new(
+        Config { faults: FaultBudget { connection_drops: 1, ..Default::default() }, ..config(2) },
+        vec![
+            zksim::script::Scripted::new({
+                let mut s = vec![Step::Send(persistent("/d")), Step::Send(persistent("/p")), Step::Sleep(1)];
+                s.extend(changes);
+                s
+            }),
+            zksim::script::Scripted::new(vec![
+                Step::Sleep(1),
+                Step::Send(get_data("/d", true)),
+                Step::Send(exists("/x", true)),
+                Step::Send(children("/p", true)),
+                Step::WaitWatch,
+            ]),
+        ],
+    );
+    sim.run_while(|e| matches!(e, Event::Request { client: 0 } | Event::Receive { client: 0 }));
+    sim.settle();
+    sim.ticks(1);
+    sim.run_while(|e| matches!(e, Event::Timer { client: 1 } | Event::Request { client: 1 } | Event::Receive { client: 1 } | Event::Apply { .. }));
+    assert_eq!(sim.seen(1).iter().filter(|o| is_ok(o)).count(), 3);
+    sim.fault(Fault::DropConnection { client: 1 });
+    sim.drain(1);
+    sim.step(Event::Timer { client: 0 });
+    sim.run_while(|e| matches!(e, Event::Request { client: 0 } | Event::Receive { client: 0 }));
+    sim
+}
+
+#[test]
+fn s25_set_watches_after_reconnect_fires_what_was_missed() {
+    let mut sim = s25_setup(vec![
+        Step::Send(set_data("/d", b"1")),
+        Step::Send(persistent("/x")),
+        Step::Send(persistent("/p/c")),
+    ]);
+    sim.connect(1, 0);
+    sim.drain(1);
+    assert_eq!(
+        notifications(&sim, 1),
+        vec![
+            Observed::Session(SessionEvent::Disconnected),
+            Observed::Session(SessionEvent::SyncConnected),
+            watch(EventType::NodeDataChanged, "/d"),
+            watch(EventType::NodeCreated, "/x"),
+            watch(EventType::NodeChildrenChanged, "/p"),
+        ]
+    );
+    assert!(sim.world.client_watches(1).is_empty());
+}
+
+#[test]
+fn s25_set_watches_reports_deleted_nodes() {
+    let mut sim = s25_setup(vec![Step::Send(delete("/d")), Step::Send(delete("/p"))]);
+    sim.connect(1, 0);
+    sim.drain(1);
+    assert_eq!(
+        notifications(&sim, 1)[2..],
+        [watch(EventType::NodeDeleted, "/d"), watch(EventType::NodeDeleted, "/p")]
+    );
+}
+
+#[test]
+fn s25_set_watches_rearms_unchanged_watches_at_the_new_server() {
+    let mut sim = s25_setup(vec![Step::WaitWatch]);
+    sim.connect(1, 0);
+    sim.drain(1);
+    assert_eq!(
+        notifications(&sim, 1),
+        vec![Observed::Session(SessionEvent::Disconnected), Observed::Session(SessionEvent::SyncConnected)]
+    );
+    assert!(!sim.world.client_watches(1).is_empty());
+    // Client 0 now changes /d: client 1 hears it from its new server.
+    let mut sim = s25_setup(vec![Step::Sleep(5), Step::Send(set_data("/d", b"2"))]);
+    sim.connect(1, 0);
+    sim.drain(1);
+    sim.ticks(5);
+    sim.settle();
+    assert_eq!(notifications(&sim, 1).last(), Some(&watch(EventType::NodeDataChanged, "/d")));
+}
+
+#[test]
+fn s26_reconnect_refused_by_server_behind_last_seen_zxid() {
+    // Client 0 on the leader writes and sees the zxid; follower 1 is partitioned.
+    let mut sim = Sim::new(
+        Config {
+            faults: FaultBudget { connection_drops: 1, partitions: 1, ..Default::default() },
+            ..config(3)
+        },
+        vec![zksim::script::Scripted::new(vec![Step::Send(persistent("/a")), Step::WaitWatch])],
+    );
+    sim.fault(Fault::Partition { server: 1 });
+    assert!(!sim.is_enabled(&Event::Apply { server: 1 }));
+    sim.request(0);
+    sim.receive(0);
+    let seen_zxid = sim.world.client_last_zxid(0);
+    assert_eq!(seen_zxid, sim.world.last_zxid());
+    sim.fault(Fault::DropConnection { client: 0 });
+    assert!(sim.is_enabled(&Event::Connect { client: 0, server: 0 }));
+    assert!(!sim.is_enabled(&Event::Connect { client: 0, server: 1 }), "partitioned follower is behind");
+    assert!(!sim.is_enabled(&Event::Connect { client: 0, server: 2 }), "lagging follower is behind");
+    sim.apply(2);
+    assert!(sim.is_enabled(&Event::Connect { client: 0, server: 2 }));
+    sim.fault(Fault::Heal { server: 1 });
+    sim.apply(1);
+    assert!(sim.is_enabled(&Event::Connect { client: 0, server: 1 }));
+}
+
+#[test]
+fn s27_writes_are_totally_ordered_and_a_session_is_fifo() {
+    let mut sim = Sim::scripts(
+        2,
+        vec![
+            vec![
+                Step::SendNoWait(persistent("/a")),
+                Step::SendNoWait(persistent("/a/b")),
+                Step::SendNoWait(persistent("/a/b/c")),
+            ],
+            vec![Step::SendNoWait(persistent("/x")), Step::SendNoWait(exists("/x", false)), Step::SendNoWait(persistent("/x/y"))],
+        ],
+    );
+    sim.settle();
+    for client in 0..2 {
+        let seen = sim.seen(client);
+        assert_eq!(seen.len(), 3);
+        assert!(seen.iter().all(is_ok), "{seen:?}");
+        let ops: Vec<_> = seen
+            .iter()
+            .map(|o| match o {
+                Observed::Reply { op, .. } => *op,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(ops, sim.client(client).sent());
+    }
+    let zxids: Vec<_> = sim
+        .log
+        .iter()
+        .filter_map(|h| match h {
+            Happening::Committed { zxid, .. } => Some(*zxid),
+            _ => None,
+        })
+        .collect();
+    assert!(zxids.windows(2).all(|w| w[1] == w[0] + 1), "{zxids:?}");
+    // Every server applied every zxid in order.
+    for server in 0..2 {
+        let applied: Vec<_> = sim
+            .log
+            .iter()
+            .filter_map(|h| match h {
+                Happening::Applied { server: s, zxid } if *s == server => Some(*zxid),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(applied, zxids);
+    }
+}
+
+#[test]
+fn s28_reads_may_be_stale_for_other_sessions_never_for_own_writes() {
+    // Client 0 on the leader, client 1 on follower 1 writes and reads back,
+    // client 2 on follower 2 reads what client 1 wrote.
+    let mut sim = Sim::scripts(
+        3,
+        vec![
+            vec![],
+            vec![Step::SendNoWait(persistent("/x")), Step::SendNoWait(get_data("/x", false))],
+            vec![Step::Sleep(1), Step::Send(get_data("/x", false))],
+        ],
+    );
+    sim.request(1);
+    sim.request(1);
+    assert_eq!(sim.world.inbound_len(1), 0, "the read waits behind the write");
+    sim.apply(1);
+    sim.drain(1);
+    assert!(sim.seen(1).iter().all(is_ok), "{:?}", sim.seen(1));
+    sim.ticks(1);
+    sim.step(Event::Timer { client: 2 });
+    sim.request(2);
+    sim.receive(2);
+    assert_eq!(err_of(&sim.seen(2)[1]), Some(ZkError::NoNode), "follower 2 is stale");
+}
+
+#[test]
+fn s29_sync_makes_the_server_catch_up_before_answering() {
+    let mut sim = Sim::scripts(
+        2,
+        vec![
+            vec![Step::Send(persistent("/y"))],
+            vec![Step::Sleep(1), Step::SendNoWait(sync("/")), Step::SendNoWait(get_data("/y", false))],
+        ],
+    );
+    sim.request(0);
+    sim.receive(0);
+    sim.ticks(1);
+    sim.step(Event::Timer { client: 1 });
+    sim.request(1);
+    sim.request(1);
+    assert_eq!(sim.world.inbound_len(1), 0, "sync and the read behind it wait");
+    sim.apply(1);
+    sim.drain(1);
+    let seen = sim.seen(1);
+    assert!(matches!(seen[1], Observed::Reply { reply: Ok(Response::Synced), .. }));
+    assert!(matches!(seen[2], Observed::Reply { reply: Ok(Response::Data { .. }), .. }));
+}
+
+#[test]
+fn s1_invalid_path_is_refused_by_the_client_library_without_a_zxid() {
+    let mut sim = Sim::scripts(1, vec![vec![Step::Send(persistent("/bad/")), Step::Send(persistent("/good"))]]);
+    let zxid = sim.world.last_zxid();
+    sim.receive(0);
+    assert_eq!(err_of(&sim.seen(0)[0]), Some(ZkError::BadArguments));
+    assert_eq!(sim.world.last_zxid(), zxid);
+    assert!(!sim.log.iter().any(|h| matches!(h, Happening::Taken { op: 0, .. })));
+}
+
+#[test]
+fn crashed_client_does_nothing_and_its_session_expires() {
+    let mut sim = Sim::new(
+        Config { faults: FaultBudget { crashes: 1, ..Default::default() }, ..config(1) },
+        vec![zksim::script::Scripted::new(vec![Step::Send(ephemeral("/e")), Step::Sleep(3), Step::Send(persistent("/z"))])],
+    );
+    sim.settle();
+    sim.fault(Fault::Crash { client: 0 });
+    assert!(sim.world.is_crashed(0));
+    assert!(sim.enabled().iter().all(|e| matches!(e, Event::Tick)), "{:?}", sim.enabled());
+    sim.ticks(19);
+    assert!(sim.world.leader_tree().get("/e").is_some());
+    sim.ticks(1);
+    assert!(sim.world.leader_tree().get("/e").is_none());
+    assert!(sim.world.leader_tree().get("/z").is_none());
+}
+
+#[test]
+fn enabled_is_sorted_and_faults_spend_the_budget() {
+    let mut sim = Sim::new(
+        Config { faults: support::budget_all(1), ..config(3) },
+        vec![
+            zksim::script::Scripted::new(vec![Step::SendNoWait(persistent("/a")), Step::WaitWatch]),
+            zksim::script::Scripted::new(vec![Step::SendNoWait(persistent("/b")), Step::WaitWatch]),
+        ],
+    );
+    let enabled = sim.enabled();
+    let mut sorted = enabled.clone();
+    sorted.sort();
+    assert_eq!(enabled, sorted);
+    assert!(enabled.contains(&Event::Fault(Fault::Partition { server: 1 })));
+    assert!(!enabled.contains(&Event::Fault(Fault::Partition { server: 0 })), "the leader is never partitioned");
+    sim.fault(Fault::Partition { server: 2 });
+    assert!(!sim.is_enabled(&Event::Fault(Fault::Partition { server: 1 })), "budget spent");
+    assert!(sim.is_enabled(&Event::Fault(Fault::Heal { server: 2 })));
+    sim.fault(Fault::Heal { server: 2 });
+    assert!(!sim.enabled().iter().any(|e| matches!(e, Event::Fault(Fault::Heal { .. }))));
+}
+
+#[test]
+#[should_panic(expected = "not enabled")]
+fn stepping_a_disabled_event_panics() {
+    let mut sim = Sim::scripts(1, vec![vec![]]);
+    let mut log = Vec::new();
+    sim.world.step(&Event::Receive { client: 0 }, &mut log);
+}
+
+#[test]
+fn fingerprint_follows_equality() {
+    let mut a = Sim::scripts(2, vec![vec![Step::Send(persistent("/a"))], vec![Step::Send(persistent("/b"))]]);
+    let b = Sim::scripts(2, vec![vec![Step::Send(persistent("/a"))], vec![Step::Send(persistent("/b"))]]);
+    assert_eq!(a.world, b.world);
+    assert_eq!(a.world.fingerprint(), b.world.fingerprint());
+    let before = a.world.fingerprint();
+    a.request(0);
+    assert_ne!(a.world.fingerprint(), before);
+    let c = a.world.clone();
+    assert_eq!(c.fingerprint(), a.world.fingerprint());
+}
+
+#[test]
+fn log_is_trimmed_once_every_server_applied() {
+    let mut sim = Sim::scripts(3, vec![vec![Step::SendNoWait(persistent("/a")), Step::SendNoWait(persistent("/b"))]]);
+    sim.request(0);
+    sim.request(0);
+    assert_eq!(sim.world.log_len(), 2);
+    sim.apply(1);
+    sim.apply(1);
+    assert_eq!(sim.world.log_len(), 2, "server 2 still needs them");
+    sim.apply(2);
+    assert_eq!(sim.world.log_len(), 1);
+    sim.apply(2);
+    assert_eq!(sim.world.log_len(), 0);
+}
