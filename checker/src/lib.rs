@@ -10,10 +10,12 @@
 //! - [`cli`]: the `zkcheck` command.
 
 pub mod cli;
+pub mod compare;
 pub mod explore;
 pub mod model;
 pub mod monitor;
 pub mod progress;
+pub mod report;
 pub mod run;
 pub mod scenario;
 pub mod schedule;

@@ -77,6 +77,15 @@ pub struct CompareArgs {
     /// Which faults the compared runs inject.
     #[arg(long, value_enum, default_value_t = FaultsPreset::None)]
     pub faults: FaultsPreset,
+    /// Seeded random runs per recipe and client count.
+    #[arg(long, default_value_t = 8)]
+    pub seeds: u64,
+    /// The first seed; seeds S, S+1, … are run.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Also write `compare.md` and SVG charts into this directory.
+    #[arg(long)]
+    pub report: Option<PathBuf>,
 }
 
 /// Fault presets for `compare`.
@@ -105,9 +114,7 @@ pub fn run(cli: Cli) -> ExitCode {
 }
 
 fn compare(args: &CompareArgs) -> ExitCode {
-    let _ = (&args.clients, args.faults);
-    eprintln!("error: `compare` is not wired in this build yet");
-    ExitCode::from(2)
+    crate::compare::cli(args)
 }
 
 /// Print an input error and return exit code 2.
