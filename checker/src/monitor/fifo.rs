@@ -6,6 +6,10 @@
 //! read/write lock may overtake each other (they hold together), so a pair
 //! of two readers is never judged.
 //!
+//! A client that gave up and retries the same round keeps the moment it
+//! first asked (its old node may still hold its place), but while it has
+//! given up it is in nobody's way: others may overtake it.
+//!
 //! The monitor keeps no clock of its own: when B requests, it remembers
 //! who is enqueued at that moment ("ahead of B"); when B acquires, anyone
 //! still waiting among them was overtaken. Each overtaken pair counts once.
@@ -25,6 +29,14 @@ struct Wait {
     enqueued: Option<(SessionId, Option<i64>)>,
     /// Clients enqueued (and still in line) when this one requested.
     ahead: BTreeSet<ClientId>,
+    /// Gave up and has not asked again yet: out of line.
+    given_up: bool,
+}
+
+impl Wait {
+    fn in_line(&self) -> bool {
+        self.enqueued.is_some() && !self.given_up
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -43,18 +55,31 @@ impl FifoMonitor {
         self.violations.0
     }
 
-    fn leave_line(&mut self, client: ClientId) {
-        self.waiting.remove(&client);
-        for wait in self.waiting.values_mut() {
-            wait.ahead.remove(&client);
+    /// The client is out of everyone's way; `forget` also ends its round.
+    fn leave_line(&mut self, client: ClientId, forget: bool) {
+        if forget {
+            self.waiting.remove(&client);
+        } else if let Some(wait) = self.waiting.get_mut(&client) {
+            wait.given_up = true;
+            wait.enqueued = None;
+        }
+        for (&c, wait) in self.waiting.iter_mut() {
+            if c != client {
+                wait.ahead.remove(&client);
+            }
         }
     }
 
     fn start_waiting(&mut self, client: ClientId, shared: bool) {
+        if let Some(wait) = self.waiting.get_mut(&client) {
+            // A retry of a round it gave up: it keeps the moment it first asked.
+            wait.given_up = false;
+            return;
+        }
         let ahead = self
             .waiting
             .iter()
-            .filter(|(&c, w)| c != client && w.enqueued.is_some())
+            .filter(|(&c, w)| c != client && w.in_line())
             .map(|(&c, _)| c)
             .collect();
         self.waiting.insert(
@@ -63,6 +88,7 @@ impl FifoMonitor {
                 shared,
                 enqueued: None,
                 ahead,
+                given_up: false,
             },
         );
     }
@@ -80,13 +106,13 @@ impl FifoMonitor {
                         .map(|(&c, _)| c)
                         .collect();
                     for client in gone {
-                        self.leave_line(client);
+                        self.leave_line(client, false);
                     }
                 }
                 Happening::App { client, event } => match *event {
                     AppEvent::Requested { shared } => self.start_waiting(*client, shared),
                     AppEvent::Enqueued { seq } => {
-                        if !self.waiting.contains_key(client) {
+                        if self.waiting.get(client).is_none_or(|w| w.given_up) {
                             self.start_waiting(*client, false);
                         }
                         let session = view.session_of(*client);
@@ -101,9 +127,9 @@ impl FifoMonitor {
                                 .iter()
                                 .copied()
                                 .filter(|a| {
-                                    self.waiting
-                                        .get(a)
-                                        .is_some_and(|aw| !(aw.shared && shared && wait.shared))
+                                    self.waiting.get(a).is_some_and(|aw| {
+                                        aw.in_line() && !(aw.shared && shared && wait.shared)
+                                    })
                                 })
                                 .collect();
                             for a in &overtaken {
@@ -131,9 +157,9 @@ impl FifoMonitor {
                                 });
                             }
                         }
-                        self.leave_line(*client);
+                        self.leave_line(*client, true);
                     }
-                    AppEvent::GaveUp => self.leave_line(*client),
+                    AppEvent::GaveUp => self.leave_line(*client, false),
                     _ => {}
                 },
                 _ => {}
@@ -230,6 +256,44 @@ mod tests {
             acq(2, 2),
         ];
         assert_eq!(m.on_step(&v, &log), Ok(()));
+    }
+
+    /// Client 1 kept its node through a retry: its place dates from its first request.
+    #[test]
+    fn a_retry_keeps_its_first_request() {
+        let v = FakeView::new(3);
+        let mut m = FifoMonitor::new();
+        let log = [
+            req(1),
+            enq(1, 0),
+            gave_up(1),
+            req(0),
+            enq(0, 1),
+            req(1),
+            enq(1, 0),
+            acq(1, 0),
+        ];
+        assert_eq!(m.on_step(&v, &log), Ok(()));
+        // While 1 had given up, 2 asked and joined: 2 is ahead of nobody, 0 still is.
+        let mut m = FifoMonitor::new();
+        let log = [
+            req(0),
+            enq(0, 0),
+            req(1),
+            enq(1, 1),
+            gave_up(0),
+            req(2),
+            enq(2, 2),
+            req(0),
+            acq(2, 2),
+        ];
+        let err = m.on_step(&v, &log).unwrap_err();
+        assert!(
+            err.explanation.contains("ahead of client 1"),
+            "{}",
+            err.explanation
+        );
+        assert_eq!(m.violations(), 1, "client 0 had given up when 2 asked");
     }
 
     #[test]

@@ -103,6 +103,7 @@ mod tests {
             done: vec![true, true],
             sessions: vec![1000, 1001],
             nodes: nodes.iter().map(|(p, s)| (p.to_string(), *s)).collect(),
+            crashed: Vec::new(),
         }
     }
 

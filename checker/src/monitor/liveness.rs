@@ -93,7 +93,9 @@ impl LivenessMonitor {
     }
 
     fn judge(&self, end: &End) -> Result<Judged, Violation> {
-        let lost = |c: ClientId| !end.done[c] && self.ended.contains(&end.sessions[c]);
+        let lost = |c: ClientId| {
+            end.is_crashed(c) || (!end.done[c] && self.ended.contains(&end.sessions[c]))
+        };
         let in_phase = |p: Phase| -> Vec<ClientId> {
             self.phase
                 .iter()
@@ -164,6 +166,7 @@ mod tests {
             done: done.to_vec(),
             sessions: (0..done.len()).map(|c| 1000 + c as SessionId).collect(),
             nodes: nodes.iter().map(|(p, s)| (p.to_string(), *s)).collect(),
+            crashed: Vec::new(),
         }
     }
 
@@ -255,6 +258,16 @@ mod tests {
             err.explanation
         );
         let _: Reply = Ok(Response::Synced);
+    }
+
+    #[test]
+    fn a_crashed_client_is_not_judged() {
+        let mut m = LivenessMonitor::new();
+        m.on_step(&FakeView::new(2), &[req(0), req(1), acq(1, 1), rel(1)]);
+        let mut e = end(&[false, true], &[]);
+        e.quiescent = true;
+        e.crashed = vec![true, false];
+        assert_eq!(m.on_finish(&e), Ok(Judged::Fine));
     }
 
     #[test]

@@ -32,6 +32,8 @@ pub struct MutexMonitor {
     /// Readers may share (read/write lock); otherwise every hold is exclusive.
     readers_share: bool,
     holders: BTreeMap<ClientId, Hold>,
+    /// Sessions that have ended: a client acting in one acts on a stale view.
+    ended: std::collections::BTreeSet<zksim::SessionId>,
     overlaps: Measured<u64>,
 }
 
@@ -40,6 +42,7 @@ impl MutexMonitor {
         MutexMonitor {
             readers_share: family == Family::RwLock,
             holders: BTreeMap::new(),
+            ended: std::collections::BTreeSet::new(),
             overlaps: Measured(0),
         }
     }
@@ -54,8 +57,13 @@ impl MutexMonitor {
     pub fn on_step(&mut self, view: &impl View, step: &StepLog) -> Result<(), Violation> {
         let mut first = None;
         for happening in step {
-            let Happening::App { client, event } = happening else {
-                continue;
+            let (client, event) = match happening {
+                Happening::App { client, event } => (client, event),
+                Happening::SessionEnded { session, .. } => {
+                    self.ended.insert(*session);
+                    continue;
+                }
+                _ => continue,
             };
             match *event {
                 AppEvent::Acquired { fence, shared } => {
@@ -67,12 +75,23 @@ impl MutexMonitor {
                         .find(|(&other, hold)| other != *client && !(shared && hold.shared));
                     if let Some((&other, hold)) = clash {
                         self.overlaps.0 += 1;
+                        let stale = |c: ClientId| {
+                            if self.ended.contains(&view.session_of(c)) {
+                                format!(
+                                    " ({}'s session had already ended: it acted on a stale view)",
+                                    who(c)
+                                )
+                            } else {
+                                String::new()
+                            }
+                        };
+                        let note = format!("{}{}", stale(*client), stale(other));
                         first.get_or_insert_with(|| Violation {
                             property: Property::MutualExclusion,
                             explanation: format!(
                                 "{} acquired the lock{} (fence {fence}) at tick {} while {} still \
                                  believed it held it{} (fence {}, since tick {}) and had neither \
-                                 released it nor noticed losing it: two clients act as the lock holder at once",
+                                 released it nor noticed losing it{note}: two clients act as the lock holder at once",
                                 who(*client),
                                 if shared { " for reading" } else { "" },
                                 view.now(),
@@ -156,6 +175,21 @@ mod tests {
         // On a plain lock, "shared" requests are exclusive all the same.
         let mut plain = MutexMonitor::new(Family::Lock);
         assert!(plain.on_step(&v, &[read(0, 5), read(1, 6)]).is_err());
+    }
+
+    #[test]
+    fn an_expired_acquirer_is_named_as_acting_on_a_stale_view() {
+        let mut m = MutexMonitor::new(Family::Lock);
+        let v = FakeView::new(2);
+        let err = m
+            .on_step(&v, &[acq(0, 9), ended(1001, true), acq(1, 8)])
+            .unwrap_err();
+        assert!(
+            err.explanation
+                .contains("client 1's session had already ended"),
+            "{}",
+            err.explanation
+        );
     }
 
     #[test]

@@ -30,6 +30,9 @@ impl View for Sim {
     fn session_of(&self, client: ClientId) -> SessionId {
         Sim::session_of(self, client)
     }
+    fn is_crashed(&self, client: ClientId) -> bool {
+        Sim::is_crashed(self, client)
+    }
 }
 
 /// A stand-in world for tests: a clock and each client's session.
@@ -115,6 +118,8 @@ pub struct End {
     pub progress_possible: bool,
     /// Whether each client's logic says it is done.
     pub done: Vec<bool>,
+    /// Whether each client's process crashed (it can never finish).
+    pub crashed: Vec<bool>,
     /// Each client's current session.
     pub sessions: Vec<SessionId>,
     /// Every node of the leader's tree: path and ephemeral owner (0 if persistent).
@@ -134,6 +139,7 @@ impl End {
             quiescent: world.is_quiescent(),
             progress_possible,
             done: (0..clients).map(|c| world.client(c).is_done()).collect(),
+            crashed: (0..clients).map(|c| world.is_crashed(c)).collect(),
             sessions: (0..clients).map(|c| world.session_of(c)).collect(),
             nodes: world
                 .leader_tree()
@@ -141,6 +147,11 @@ impl End {
                 .map(|(path, node)| (path.to_string(), node.stat.ephemeral_owner))
                 .collect(),
         }
+    }
+
+    /// Whether client `c` crashed (false when unknown).
+    pub fn is_crashed(&self, c: ClientId) -> bool {
+        self.crashed.get(c).copied().unwrap_or(false)
     }
 
     /// The owner of the node at `path`, if it exists (`Some(0)` for persistent).
