@@ -5,8 +5,11 @@
 //! [`registry`] lists them all by name.
 
 pub mod event;
+pub mod figures;
 pub mod idle;
 pub mod lock;
+#[cfg(feature = "real-zk")]
+pub mod real;
 pub mod registry;
 pub mod testkit;
 pub mod workload;
