@@ -274,3 +274,58 @@ fn crashed_clients_are_excused_from_liveness() {
     );
     assert_eq!(first_violation(&s, 0..100), None);
 }
+
+/// One definition of the lock figures: the real-server example counts them
+/// with `zkrecipes::figures::LockFigures` from a bare history; on the same
+/// simulated history it must find exactly what the herd monitor measured.
+#[test]
+fn the_real_server_figures_agree_with_the_monitors_on_the_same_history() {
+    use rand::SeedableRng;
+    use zkcheck::explore::random::RandomChooser;
+    use zkcheck::monitor::Histogram;
+    use zkrecipes::figures::LockFigures;
+
+    let mut checked = 0;
+    for (recipe, faults) in [
+        ("naive", FaultBudget::default()),
+        ("sequential", FaultBudget::default()),
+        ("sequential", drops_and_expiries()),
+        ("sequential-watch-lowest", FaultBudget::default()),
+    ] {
+        let s = scenario(recipe, 5, &[], faults);
+        for seed in 0..10 {
+            let mut history = Vec::new();
+            let mut chooser = RandomChooser::new(rand_chacha::ChaCha8Rng::seed_from_u64(seed));
+            let run =
+                zkcheck::run::drive(&s, &mut chooser, |_, _, log| history.extend_from_slice(log));
+            let mine = run.model.monitors.figures();
+            let theirs = LockFigures::from_log(&history);
+            let context = format!("{recipe} {faults:?} seed {seed}");
+            assert_eq!(mine.acquisitions, theirs.acquisitions as u64, "{context}");
+            assert_eq!(mine.releases, theirs.releases as u64, "{context}");
+            assert_eq!(mine.requests, theirs.requests as u64, "{context}");
+            assert_eq!(mine.wakeups, theirs.wakeups as u64, "{context}");
+            assert_eq!(
+                mine.wasted_wakeups, theirs.wasted_wakeups as u64,
+                "{context}"
+            );
+            let histogram = |v: &[usize]| {
+                let mut h = Histogram::default();
+                v.iter().for_each(|&n| h.record(n as u64));
+                h
+            };
+            assert_eq!(
+                mine.wakeups_per_release,
+                histogram(&theirs.wakeups_per_release),
+                "{context}"
+            );
+            assert_eq!(
+                mine.wasted_per_release,
+                histogram(&theirs.wasted_per_release),
+                "{context}"
+            );
+            checked += u64::from(theirs.wakeups > 0);
+        }
+    }
+    assert!(checked > 10, "the histories did wake clients");
+}
