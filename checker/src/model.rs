@@ -33,16 +33,19 @@ impl Model {
                 .collect(),
             None => Vec::new(),
         };
-        Model {
-            world: World::new(scenario.config(), clients),
-            monitors: MonitorSet::new(
-                scenario.family(),
-                scenario.clients,
-                &scenario.root,
-                &scenario.hard,
-                &scenario.report,
-            ),
-        }
+        // The monitors see what starting the clients did (their first
+        // requests, any early events) like any other step.
+        let mut start = Vec::new();
+        let world = World::new_with_log(scenario.config(), clients, &mut start);
+        let mut monitors = MonitorSet::new(
+            scenario.family(),
+            scenario.clients,
+            &scenario.root,
+            &scenario.hard,
+            &scenario.report,
+        );
+        monitors.start(&world, &start);
+        Model { world, monitors }
     }
 
     /// Append the enabled events, in the world's deterministic order.

@@ -294,7 +294,12 @@ fn the_real_server_figures_agree_with_the_monitors_on_the_same_history() {
     ] {
         let s = scenario(recipe, 5, &[], faults);
         for seed in 0..10 {
+            // What starting the world did, then every step.
             let mut history = Vec::new();
+            let clients = (0..s.clients)
+                .map(|i| (s.recipe_info().unwrap().build)(&s.params(i)))
+                .collect();
+            let _ = zksim::World::new_with_log(s.config(), clients, &mut history);
             let mut chooser = RandomChooser::new(rand_chacha::ChaCha8Rng::seed_from_u64(seed));
             let run =
                 zkcheck::run::drive(&s, &mut chooser, |_, _, log| history.extend_from_slice(log));

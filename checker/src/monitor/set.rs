@@ -39,6 +39,9 @@ pub struct MonitorSet {
     /// Properties that broke in this run (reported once each).
     broken: Measured<BTreeSet<Property>>,
     ended: Measured<bool>,
+    /// A hard violation found while the world started, reported by the
+    /// first `observe` or `finish` (starting cannot fail).
+    at_start: Option<Violation>,
 }
 
 impl MonitorSet {
@@ -67,6 +70,7 @@ impl MonitorSet {
                 .then(ElectionMonitor::new),
             broken: Measured(BTreeSet::new()),
             ended: Measured(false),
+            at_start: None,
         }
     }
 
@@ -85,8 +89,16 @@ impl MonitorSet {
         }
     }
 
+    /// Observe what starting the world did (`World::new_with_log`'s log).
+    /// A hard violation there is returned by the next `observe`/`finish`.
+    pub fn start(&mut self, world: &Sim, log: &StepLog) {
+        if let Err(v) = self.observe(world, log) {
+            self.at_start.get_or_insert(v);
+        }
+    }
+
     pub fn observe(&mut self, world: &Sim, step: &StepLog) -> Result<(), Violation> {
-        let mut hard = None;
+        let mut hard = self.at_start.take();
         let verdicts = [
             self.mutex.as_mut().map(|m| m.on_step(world, step)),
             self.fenced.as_mut().map(|m| m.on_step(world, step)),
@@ -115,7 +127,7 @@ impl MonitorSet {
     /// [`MonitorSet::finish`] on an end state read elsewhere (tests).
     pub fn finish_with(&mut self, end: &End) -> Result<(), Violation> {
         self.ended.0 = true;
-        let mut hard = None;
+        let mut hard = self.at_start.take();
         if let Some(m) = self.herd.as_mut() {
             m.on_finish();
         }
