@@ -4,6 +4,7 @@
 //! checker reads those to judge exclusion, fairness, herds and liveness.
 //! [`registry`] lists them all by name.
 
+pub mod conformance;
 pub mod event;
 pub mod figures;
 pub mod idle;

@@ -11,11 +11,11 @@
 //!   expiry on the real server.
 
 mod driver;
-mod ops;
+pub(crate) mod ops;
 mod proxy;
 mod run;
 mod server;
-mod wakeset;
+pub(crate) mod wakeset;
 
 pub use proxy::FaultProxy;
 pub use run::{drive, drive_blocking, DriveConfig, DriveError, RealRun};
