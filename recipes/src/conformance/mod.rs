@@ -156,7 +156,11 @@ pub fn compare(script: &Script, sim: &Observations, real: &Observations) -> Opti
             let left = s.get(i).map_or("—".to_string(), |o| format!("{o}"));
             let right = r.get(i).map_or("—".to_string(), |o| format!("{o}"));
             let mark = if left == right { "   " } else { "!! " };
-            out.push_str(&format!("  {mark}{left}\n  {mark}{:>w$}| {right}\n", "", w = 0));
+            out.push_str(&format!(
+                "  {mark}{left}\n  {mark}{:>w$}| {right}\n",
+                "",
+                w = 0
+            ));
         }
     }
     Some(out)

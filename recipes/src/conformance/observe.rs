@@ -22,7 +22,10 @@ use zksim::{Reply, Response, SessionEvent, SessionId, Stat, WatchedEvent, ZkErro
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Seen {
     /// The reply to the op of script step `step`.
-    Reply { step: usize, reply: Reply },
+    Reply {
+        step: usize,
+        reply: Reply,
+    },
     Watch(WatchedEvent),
     Session(SessionEvent),
 }
@@ -39,13 +42,24 @@ pub enum Obs {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Outcome {
     Err(ZkError),
-    Created { path: String, stat: StatView },
+    /// `stat` is `None` inside a multi: the server's multi answers a
+    /// create with its path only (`CreateResult` without Stat).
+    Created {
+        path: String,
+        stat: Option<StatView>,
+    },
     Deleted,
     Exists(Option<StatView>),
-    Data { data: Vec<u8>, stat: StatView },
+    Data {
+        data: Vec<u8>,
+        stat: StatView,
+    },
     SetData(StatView),
     /// Sorted child names.
-    Children { names: Vec<String>, stat: StatView },
+    Children {
+        names: Vec<String>,
+        stat: StatView,
+    },
     Synced,
     Multi(Vec<Outcome>),
 }
@@ -131,7 +145,7 @@ impl Frame<'_> {
         match r {
             Response::Created { path, stat } => Outcome::Created {
                 path: path.clone(),
-                stat: self.stat(stat),
+                stat: Some(self.stat(stat)),
             },
             Response::Deleted => Outcome::Deleted,
             Response::Exists(stat) => Outcome::Exists(stat.as_ref().map(|s| self.stat(s))),
@@ -149,9 +163,15 @@ impl Frame<'_> {
                 }
             }
             Response::Synced => Outcome::Synced,
-            Response::Multi(results) => {
-                Outcome::Multi(results.iter().map(|r| self.reply(r)).collect())
-            }
+            Response::Multi(results) => Outcome::Multi(
+                results
+                    .iter()
+                    .map(|r| match self.reply(r) {
+                        Outcome::Created { path, .. } => Outcome::Created { path, stat: None },
+                        other => other,
+                    })
+                    .collect(),
+            ),
         }
     }
 }
@@ -160,7 +180,7 @@ impl Frame<'_> {
 pub fn normalize(seen: &[Vec<Seen>], frame: &Frame<'_>) -> Vec<Vec<Obs>> {
     seen.iter()
         .map(|session| {
-            session
+            let mut list: Vec<Obs> = session
                 .iter()
                 .map(|s| match s {
                     Seen::Reply { step, reply } => Obs::Reply {
@@ -170,9 +190,36 @@ pub fn normalize(seen: &[Vec<Seen>], frame: &Frame<'_>) -> Vec<Vec<Obs>> {
                     Seen::Watch(w) => Obs::Watch(w.clone()),
                     Seen::Session(e) => Obs::Session(*e),
                 })
-                .collect()
+                .collect();
+            sort_replays(&mut list);
+            list
         })
         .collect()
+}
+
+/// Sort each run of watch events right after a `SyncConnected`: the events
+/// `SetWatches` replays on reconnect (S25). The server answers the watch
+/// lists in the order the client sent them, and that order is the client
+/// library's map iteration (Java: `HashMap`; `zookeeper-client`: its own),
+/// promised by nobody; so the run is compared as a set.
+fn sort_replays(list: &mut [Obs]) {
+    let mut i = 0;
+    while i < list.len() {
+        if list[i] == Obs::Session(SessionEvent::SyncConnected) {
+            let start = i + 1;
+            let mut end = start;
+            while end < list.len() && matches!(list[end], Obs::Watch(_)) {
+                end += 1;
+            }
+            list[start..end].sort_by(|a, b| match (a, b) {
+                (Obs::Watch(a), Obs::Watch(b)) => a.cmp(b),
+                _ => std::cmp::Ordering::Equal,
+            });
+            i = end;
+        } else {
+            i += 1;
+        }
+    }
 }
 
 impl fmt::Display for ZxidView {
@@ -212,7 +259,11 @@ impl fmt::Display for Outcome {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Outcome::Err(e) => write!(f, "{e:?}"),
-            Outcome::Created { path, stat } => write!(f, "Created {path} {stat}"),
+            Outcome::Created {
+                path,
+                stat: Some(stat),
+            } => write!(f, "Created {path} {stat}"),
+            Outcome::Created { path, stat: None } => write!(f, "Created {path}"),
             Outcome::Deleted => write!(f, "Deleted"),
             Outcome::Exists(None) => write!(f, "Exists(none)"),
             Outcome::Exists(Some(s)) => write!(f, "Exists {s}"),

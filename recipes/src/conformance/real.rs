@@ -155,11 +155,7 @@ pub async fn run(script: &Script, root: &str, server: &TestServer) -> Result<Obs
         }
         conductor.barrier(k).await?;
     }
-    let seen: Vec<Vec<Seen>> = conductor
-        .slots
-        .iter()
-        .map(|s| s.seen.clone())
-        .collect();
+    let seen: Vec<Vec<Seen>> = conductor.slots.iter().map(|s| s.seen.clone()).collect();
     let sessions: Vec<Vec<SessionId>> = conductor.slots.iter().map(|s| vec![s.session]).collect();
     // Leave no sessions (and so no ephemerals) behind for the next script.
     for slot in &mut conductor.slots {

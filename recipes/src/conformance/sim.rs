@@ -142,9 +142,13 @@ pub fn run(script: &Script, root: &str) -> Result<Observations, Unplayable> {
                     fail("expire")
                 })?;
                 conductor.drain();
-                conductor.try_step(&Event::Connect { client: k, server: 0 }, || {
-                    fail("reconnect after expiry")
-                })?;
+                conductor.try_step(
+                    &Event::Connect {
+                        client: k,
+                        server: 0,
+                    },
+                    || fail("reconnect after expiry"),
+                )?;
             }
             Action::Disconnect => {
                 conductor.try_step(&Event::Fault(Fault::DropConnection { client: k }), || {
@@ -152,9 +156,13 @@ pub fn run(script: &Script, root: &str) -> Result<Observations, Unplayable> {
                 })?;
             }
             Action::Reconnect => {
-                conductor.try_step(&Event::Connect { client: k, server: 0 }, || {
-                    fail("reconnect")
-                })?;
+                conductor.try_step(
+                    &Event::Connect {
+                        client: k,
+                        server: 0,
+                    },
+                    || fail("reconnect"),
+                )?;
             }
         }
         conductor.drain();
