@@ -43,7 +43,7 @@ impl Bench<'_> {
         }
     }
 
-    fn record(&mut self, name: &str, result: Result<(), String>) {
+    pub fn record(&mut self, name: &str, result: Result<(), String>) {
         match result {
             Ok(()) => self.passed += 1,
             Err(diff) => {
