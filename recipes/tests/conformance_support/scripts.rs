@@ -24,20 +24,24 @@ pub fn all() -> Vec<Script> {
         s15_no_watch_on_no_node(),
         s16_triggers(),
         s16_delete_fires_data_and_child_watchers(),
+        s16_multi_create_then_delete_fires_each(),
         s17_one_shot(),
         s17_one_node_deleted_for_data_and_child_watch(),
         s18_event_before_later_reply(),
         s22_expiry_deletes_ephemerals(),
         s23_expired_handle_is_dead(),
         s24_close_deletes_ephemerals(),
+        s24_close_fires_child_watch_of_sequential(),
         s25_set_watches_replay(),
         s25_no_event_for_create_and_delete_while_away(),
+        s25_child_watch_on_deleted_node(),
         s27_writes_totally_ordered(),
         s29_sync(),
         s30_children_are_a_set(),
         s31_multi_failure_results(),
         s31_multi_success_shares_a_zxid(),
         s31_multi_sequential(),
+        s31_failed_multi_fires_nothing(),
     ]
 }
 
@@ -372,4 +376,50 @@ fn s31_multi_sequential() -> Script {
             ]),
         )
         .op(0, kids("/@/q", false))
+}
+
+fn s16_multi_create_then_delete_fires_each() -> Script {
+    Script::new("S16_multi_create_then_delete_fires_each", 2)
+        .op(1, exists("/@/a", true))
+        .op(1, kids("/@", true))
+        .op(0, multi(vec![create("/@/a", P), delete("/@/a", -1)]))
+        .op(1, exists("/@/a", false))
+        .op(1, get("/@", false))
+}
+
+fn s24_close_fires_child_watch_of_sequential() -> Script {
+    Script::new("S24_close_fires_child_watch_of_sequential", 3)
+        .op(0, create("/@/l", P))
+        .op(1, create("/@/l/n-", ES))
+        .op(2, create("/@/l/n-", ES))
+        .op(0, kids("/@/l", true))
+        .op(2, exists("/@/l/n-0000000000", true))
+        .act(1, Action::Close)
+        .op(0, kids("/@/l", false))
+        .op(2, exists("/@/l", false))
+}
+
+fn s25_child_watch_on_deleted_node() -> Script {
+    Script::new("S25_child_watch_on_deleted_node", 2)
+        .op(1, create("/@/p", P))
+        .op(1, create("/@/q", P))
+        .op(0, kids("/@/p", true))
+        .op(0, kids("/@/q", true))
+        .op(0, get("/@/q", true))
+        .act(0, Action::Disconnect)
+        .op(1, delete("/@/p", -1))
+        .op(1, set("/@/q", b"2", -1))
+        .act(0, Action::Reconnect)
+        .op(1, create("/@/q/c", P))
+        .op(0, exists("/@/p", false))
+}
+
+fn s31_failed_multi_fires_nothing() -> Script {
+    Script::new("S31_failed_multi_fires_nothing", 2)
+        .op(0, create("/@/a", P))
+        .op(1, get("/@/a", true))
+        .op(1, kids("/@", true))
+        .op(0, multi(vec![set("/@/a", b"x", -1), create("/@/a", P)]))
+        .op(0, create("/@/b", P))
+        .op(1, get("/@/a", false))
 }
