@@ -1,4 +1,24 @@
 //! zkcheck: explore schedules of a recipe's clients on the simulated
 //! ensemble and judge them with property monitors.
+//!
+//! - [`scenario`]: what to run (recipe, clients, ensemble, faults, checks).
+//! - [`model`]: the explored state, world + monitors.
+//! - [`run`]: one run driven by a [`run::Chooser`]; [`run::run_random`].
+//! - [`explore`]: strategies (random, PCT, BFS/DFS) behind one trait, and replay.
+//! - [`shrink`], [`trace`], [`token`]: from a failure to a short, readable,
+//!   replayable counterexample.
+//! - [`cli`]: the `zkcheck` command.
 
+pub mod cli;
+pub mod compare;
+pub mod explore;
+pub mod model;
 pub mod monitor;
+pub mod progress;
+pub mod report;
+pub mod run;
+pub mod scenario;
+pub mod schedule;
+pub mod shrink;
+pub mod token;
+pub mod trace;

@@ -1,3 +1,3 @@
-fn main() {
-    println!("zkcheck: under construction");
+fn main() -> std::process::ExitCode {
+    zkcheck::cli::main()
 }

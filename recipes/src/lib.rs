@@ -4,9 +4,16 @@
 //! checker reads those to judge exclusion, fairness, herds and liveness.
 //! [`registry`] lists them all by name.
 
+pub mod conformance;
 pub mod event;
+pub mod figures;
 pub mod idle;
+pub mod lock;
+#[cfg(feature = "real-zk")]
+pub mod real;
 pub mod registry;
+pub mod seeds;
+pub mod testkit;
 pub mod workload;
 
 pub use event::AppEvent;

@@ -50,3 +50,21 @@ pub trait Monitor: Clone + std::hash::Hash + Eq + std::fmt::Debug {
     /// judge what can only be judged at the end (liveness, leaks).
     fn finish(&mut self, world: &Sim) -> Result<(), Violation>;
 }
+
+pub mod election;
+pub mod fenced;
+pub mod fifo;
+pub mod figures;
+pub mod herd;
+pub mod leaks;
+pub mod liveness;
+pub mod mutex;
+pub mod queue;
+pub mod set;
+#[doc(hidden)]
+pub mod testkit;
+pub mod view;
+pub mod waitfor;
+
+pub use figures::{Figures, Histogram};
+pub use set::MonitorSet;

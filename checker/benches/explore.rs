@@ -1,0 +1,50 @@
+//! Exploration speed for the sequential lock with 3 clients:
+//! random schedules per second and BFS distinct states per second.
+//!
+//! `cargo bench -p zkcheck`
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use std::hint::black_box;
+
+use zkcheck::explore::exhaustive::Exhaustive;
+use zkcheck::explore::Strategy;
+use zkcheck::progress::Progress;
+use zkcheck::run::run_random;
+use zkcheck::scenario::Scenario;
+
+fn random_schedules(c: &mut Criterion) {
+    let scenario = Scenario::lock("sequential", 3);
+    let mut group = c.benchmark_group("sequential-3");
+    group.throughput(Throughput::Elements(1));
+    let mut seed = 0u64;
+    group.bench_function("random schedule", |b| {
+        b.iter(|| {
+            seed += 1;
+            black_box(run_random(&scenario, seed))
+        })
+    });
+    group.finish();
+}
+
+fn bfs_states(c: &mut Criterion) {
+    let mut scenario = Scenario::lock("sequential", 3);
+    scenario.ensemble.servers = 1;
+    scenario.ensemble.max_time = 3;
+    scenario.workload.hold_ticks = 1;
+    scenario.workload.think_ticks = 0;
+    let bfs = Exhaustive::bfs(200);
+    let states = bfs
+        .explore(&scenario, &Progress::hidden())
+        .distinct_states
+        .unwrap_or(1);
+    let mut group = c.benchmark_group("sequential-3");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(states));
+    group.bench_function("bfs states", |b| {
+        b.iter(|| black_box(bfs.explore(&scenario, &Progress::hidden())))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, random_schedules, bfs_states);
+criterion_main!(benches);

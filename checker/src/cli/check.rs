@@ -1,0 +1,135 @@
+//! `zkcheck check <scenario>`: explore, and on a failure shrink it, print
+//! its trace and a replay token.
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use crate::explore::{self, replay::replay, Exploration, Failure, Options};
+use crate::progress::Progress;
+use crate::scenario::{property_name, Scenario, StrategyKind};
+use crate::shrink::shrink;
+use crate::token::Token;
+
+use super::{bad_input, CheckArgs};
+
+pub fn check(args: &CheckArgs) -> ExitCode {
+    let scenario = match Scenario::from_file(&args.scenario) {
+        Ok(s) => s,
+        Err(e) => return bad_input(e),
+    };
+    if args.jobs == 0 {
+        return bad_input("--jobs must be at least 1");
+    }
+    let mut options = Options::from_scenario(&scenario);
+    options.jobs = args.jobs;
+    if let Some(s) = args.strategy {
+        options.strategy = s;
+    }
+    if let Some(n) = args.schedules {
+        options.schedules = n;
+    }
+    if let Some(seed) = args.seed {
+        options.seed = seed;
+    }
+    if let Some(d) = args.depth {
+        match options.strategy {
+            StrategyKind::Pct => options.pct_depth = d,
+            _ => options.depth = d,
+        }
+    }
+
+    let seeded = matches!(options.strategy, StrategyKind::Random | StrategyKind::Pct);
+    let progress = Progress::new(seeded.then_some(options.schedules));
+    let started = Instant::now(); // printed only, never decides anything
+    let result = explore::strategy(&options).explore(&scenario, &progress);
+    progress.finish();
+    print_summary(
+        &scenario,
+        &options,
+        &result,
+        started.elapsed().as_secs_f64(),
+    );
+
+    match &result.failure {
+        None => {
+            println!("ok: no hard check failed");
+            ExitCode::SUCCESS
+        }
+        Some(failure) => {
+            print_failure(&scenario, failure);
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn print_summary(scenario: &Scenario, options: &Options, r: &Exploration, secs: f64) {
+    let checks: Vec<_> = scenario.hard.iter().map(|&p| property_name(p)).collect();
+    println!(
+        "scenario {}: recipe {}, {} clients, {} servers; hard checks: {}",
+        scenario.name,
+        scenario.recipe,
+        scenario.clients,
+        scenario.ensemble.servers,
+        checks.join(", ")
+    );
+    match options.strategy {
+        StrategyKind::Random | StrategyKind::Pct => println!(
+            "strategy {}: seeds {}..{}, {} jobs",
+            options.strategy.name(),
+            options.seed,
+            options.seed.saturating_add(options.schedules),
+            options.jobs
+        ),
+        StrategyKind::Bfs | StrategyKind::Dfs => {
+            println!(
+                "strategy {}: depth {}",
+                options.strategy.name(),
+                options.depth
+            )
+        }
+    }
+    let mut line = format!("schedules: {}, events: {}", r.schedules, r.events);
+    if let Some(states) = r.distinct_states {
+        line += &format!(
+            ", distinct states: {states}, cut at depth bound: {}",
+            r.truncated
+        );
+    }
+    line += &format!(", time: {secs:.2}s");
+    if secs > 0.0 {
+        line += &format!(" ({:.0} events/s)", r.events as f64 / secs);
+    }
+    println!("{line}");
+    println!("figures: {:?}", r.figures);
+}
+
+fn print_failure(scenario: &Scenario, failure: &Failure) {
+    let shrunk = shrink(scenario, &failure.schedule, &failure.violation);
+    let found = match failure.seed {
+        Some(seed) => format!("seed {seed}"),
+        None => "exhaustive search".to_string(),
+    };
+    println!();
+    println!(
+        "VIOLATION of {} (found by {found} after {} steps; shrunk to {} steps in {} replays)",
+        property_name(shrunk.violation.property),
+        failure.schedule.len(),
+        shrunk.schedule.len(),
+        shrunk.attempts
+    );
+    println!("{}", shrunk.violation.explanation);
+    let Some(indices) = shrunk.schedule.to_indices(scenario) else {
+        println!("(internal error: the shrunk schedule does not replay)");
+        return;
+    };
+    match replay(scenario, &indices) {
+        Ok(r) => {
+            println!();
+            println!("trace:");
+            print!("{}", r.trace.text);
+        }
+        Err(e) => println!("(internal error: {e})"),
+    }
+    println!();
+    println!("replay: {}", Token::new(scenario.clone(), indices).encode());
+}

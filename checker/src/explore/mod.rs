@@ -1,0 +1,171 @@
+//! Exploration strategies behind one trait, like stateright's checkers:
+//! seeded sweeps (`random`, `pct`) and exhaustive search (`bfs`, `dfs`).
+//!
+//! Seeded sweeps run seeds in parallel (rayon) in fixed-size chunks and
+//! read the results in seed order, so the reported failure (the smallest
+//! failing seed) and every merged statistic are the same whatever the
+//! number of threads.
+
+pub mod exhaustive;
+pub mod pct;
+pub mod random;
+pub mod replay;
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+
+use crate::monitor::figures::Figures;
+use crate::monitor::Violation;
+use crate::progress::Progress;
+use crate::run::{outcome, Chooser, RunOutcome};
+use crate::scenario::{Scenario, StrategyKind};
+use crate::schedule::Schedule;
+
+/// How far and how wide to explore (the scenario's `[explore]` section,
+/// overridden by command-line flags).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    pub strategy: StrategyKind,
+    /// Random/PCT: number of seeds.
+    pub schedules: u64,
+    /// Random/PCT: first seed.
+    pub seed: u64,
+    /// Worker threads for seeded sweeps (≥ 1). Never changes results.
+    pub jobs: usize,
+    /// PCT: bug depth d.
+    pub pct_depth: usize,
+    /// BFS/DFS: longest schedule explored.
+    pub depth: usize,
+}
+
+impl Options {
+    /// The scenario's own defaults, on one thread.
+    pub fn from_scenario(scenario: &Scenario) -> Self {
+        let e = &scenario.explore;
+        Options {
+            strategy: e.strategy,
+            schedules: e.schedules,
+            seed: e.seed,
+            jobs: 1,
+            pct_depth: e.pct_depth,
+            depth: e.depth,
+        }
+    }
+}
+
+/// A hard property broken by some schedule.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    /// The seed that found it (seeded strategies only).
+    pub seed: Option<u64>,
+    pub violation: Violation,
+    pub schedule: Schedule,
+}
+
+/// What an exploration found and how much it looked at.
+#[derive(Clone, Debug, Default)]
+pub struct Exploration {
+    /// Complete runs (seeded) or end states reached (exhaustive).
+    pub schedules: u64,
+    /// Events applied in total.
+    pub events: u64,
+    /// Distinct states visited (exhaustive only).
+    pub distinct_states: Option<u64>,
+    /// Exhaustive: states left unexpanded because the depth bound was hit.
+    pub truncated: u64,
+    pub failure: Option<Failure>,
+    /// Figures of the measured properties, merged in seed order.
+    pub figures: Figures,
+}
+
+/// An exploration strategy.
+pub trait Strategy {
+    fn explore(&self, scenario: &Scenario, progress: &Progress) -> Exploration;
+}
+
+/// The strategy the options name.
+pub fn strategy(options: &Options) -> Box<dyn Strategy> {
+    match options.strategy {
+        StrategyKind::Random => Box::new(SeedSweep {
+            options: *options,
+            chooser: random::RandomChooser::new,
+        }),
+        StrategyKind::Pct => Box::new(pct::PctSweep { options: *options }),
+        StrategyKind::Bfs => Box::new(exhaustive::Exhaustive::bfs(options.depth)),
+        StrategyKind::Dfs => Box::new(exhaustive::Exhaustive::dfs(options.depth)),
+    }
+}
+
+/// Seeds run together before their results are read; fixed (never derived
+/// from `jobs`) so that results do not depend on the thread count.
+const CHUNK: u64 = 64;
+
+/// A sweep over seeds with a chooser built from each seed's RNG.
+pub struct SeedSweep<F> {
+    pub options: Options,
+    pub chooser: F,
+}
+
+impl<F, C> Strategy for SeedSweep<F>
+where
+    F: Fn(ChaCha8Rng) -> C + Sync,
+    C: Chooser,
+{
+    fn explore(&self, scenario: &Scenario, progress: &Progress) -> Exploration {
+        sweep(scenario, &self.options, progress, |seed| {
+            let mut chooser = (self.chooser)(ChaCha8Rng::seed_from_u64(seed));
+            outcome(scenario, seed, &mut chooser)
+        })
+    }
+}
+
+/// Run `one(seed)` for every seed of the options, in parallel, and merge
+/// in seed order up to the first failing seed.
+pub fn sweep<R>(scenario: &Scenario, options: &Options, progress: &Progress, one: R) -> Exploration
+where
+    R: Fn(u64) -> RunOutcome + Sync,
+{
+    let _ = scenario;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(options.jobs.max(1))
+        .build();
+    let mut result = Exploration::default();
+    let end = options.seed.saturating_add(options.schedules);
+    let mut start = options.seed;
+    while start < end {
+        let seeds: Vec<u64> = (start..end.min(start.saturating_add(CHUNK))).collect();
+        let work = || {
+            seeds
+                .par_iter()
+                .map(|&seed| {
+                    let mut o = one(seed);
+                    if o.violation.is_none() {
+                        o.schedule = Schedule::default(); // keep memory flat
+                    }
+                    progress.inc(1);
+                    o
+                })
+                .collect::<Vec<_>>()
+        };
+        let outcomes = match &pool {
+            Ok(pool) => pool.install(work),
+            Err(_) => work(),
+        };
+        for o in outcomes {
+            result.schedules += 1;
+            result.events += o.steps as u64;
+            result.figures.merge(&o.figures);
+            if let Some(violation) = o.violation {
+                result.failure = Some(Failure {
+                    seed: Some(o.seed),
+                    violation,
+                    schedule: o.schedule,
+                });
+                return result;
+            }
+        }
+        start = start.saturating_add(CHUNK);
+    }
+    result
+}

@@ -1,0 +1,89 @@
+//! Seeded random schedules with swarm testing.
+//!
+//! Each seed first draws which fault kinds are on for its whole run (swarm
+//! testing: a run with only expiries finds different bugs than one where
+//! every kind competes for the budget), then picks events by weight. `Tick`
+//! weighs less than the rest so that a lot happens between two ticks, as
+//! in a real ensemble where messages take milliseconds and sessions seconds.
+
+use rand::RngExt;
+use rand_chacha::ChaCha8Rng;
+use zksim::{Event, Fault};
+
+use crate::model::Model;
+use crate::run::Chooser;
+
+/// Weight of a message, request, apply, timer or connect.
+const WEIGHT_WORK: u32 = 10;
+/// Weight of a clock tick.
+const WEIGHT_TICK: u32 = 2;
+/// Weight of one enabled fault whose kind is on for this seed.
+const WEIGHT_FAULT: u32 = 1;
+
+/// The kinds a seed may switch on or off.
+pub const FAULT_KINDS: usize = 5;
+
+/// Which swarm kind a fault belongs to (heals go with partitions).
+pub fn fault_kind(fault: &Fault) -> usize {
+    match fault {
+        Fault::DropConnection { .. } => 0,
+        Fault::ExpireSession { .. } => 1,
+        Fault::Pause { .. } => 2,
+        Fault::Crash { .. } => 3,
+        Fault::Partition { .. } | Fault::Heal { .. } => 4,
+    }
+}
+
+/// Draw, for one seed, which fault kinds are on (each with probability ½).
+pub fn draw_swarm(rng: &mut ChaCha8Rng) -> [bool; FAULT_KINDS] {
+    let mut on = [false; FAULT_KINDS];
+    for kind in &mut on {
+        *kind = rng.random_range(0..2u32) == 1;
+    }
+    on
+}
+
+/// Weighted random choice.
+pub struct RandomChooser {
+    rng: ChaCha8Rng,
+    faults_on: [bool; FAULT_KINDS],
+    weights: Vec<u32>,
+}
+
+impl RandomChooser {
+    pub fn new(mut rng: ChaCha8Rng) -> Self {
+        let faults_on = draw_swarm(&mut rng);
+        RandomChooser {
+            rng,
+            faults_on,
+            weights: Vec::new(),
+        }
+    }
+
+    /// Which fault kinds this seed switched on.
+    pub fn faults_on(&self) -> [bool; FAULT_KINDS] {
+        self.faults_on
+    }
+}
+
+impl Chooser for RandomChooser {
+    fn choose(&mut self, _model: &Model, enabled: &[Event]) -> Option<usize> {
+        self.weights.clear();
+        let mut total = 0u32;
+        for event in enabled {
+            let w = match event {
+                Event::Tick => WEIGHT_TICK,
+                Event::Fault(f) if self.faults_on[fault_kind(f)] => WEIGHT_FAULT,
+                Event::Fault(_) => 0,
+                _ => WEIGHT_WORK,
+            };
+            total += w;
+            self.weights.push(total);
+        }
+        if total == 0 {
+            return Some(0);
+        }
+        let r = self.rng.random_range(0..total);
+        Some(self.weights.partition_point(|&cum| cum <= r))
+    }
+}

@@ -1,0 +1,118 @@
+//! Feeding a recorded schedule back to the model.
+//!
+//! [`IndexChooser`] replays a token's indices strictly: an index outside the
+//! enabled list is an error naming the step. [`EventChooser`] replays a
+//! list of events leniently, skipping those no longer enabled; shrinking
+//! uses it to try schedules with steps removed.
+
+use zksim::Event;
+
+use crate::model::Model;
+use crate::run::Chooser;
+
+/// A replayed index that does not fit the run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BadChoice {
+    /// 0-based step.
+    pub step: usize,
+    pub index: u32,
+    pub enabled: usize,
+}
+
+impl std::fmt::Display for BadChoice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "step {} chooses event #{} but only {} events are enabled there",
+            self.step, self.index, self.enabled
+        )
+    }
+}
+
+/// Strict replay of event indices.
+pub struct IndexChooser<'a> {
+    indices: &'a [u32],
+    next: usize,
+    pub error: Option<BadChoice>,
+}
+
+impl<'a> IndexChooser<'a> {
+    pub fn new(indices: &'a [u32]) -> Self {
+        IndexChooser {
+            indices,
+            next: 0,
+            error: None,
+        }
+    }
+    /// Indices not used because the run ended (by a violation or its natural end) first.
+    pub fn unused(&self) -> usize {
+        self.indices.len() - self.next
+    }
+}
+
+impl Chooser for IndexChooser<'_> {
+    fn choose(&mut self, _model: &Model, enabled: &[Event]) -> Option<usize> {
+        let &index = self.indices.get(self.next)?;
+        if index as usize >= enabled.len() {
+            self.error = Some(BadChoice {
+                step: self.next,
+                index,
+                enabled: enabled.len(),
+            });
+            return None;
+        }
+        self.next += 1;
+        Some(index as usize)
+    }
+}
+
+/// Lenient replay of events: an event not enabled when its turn comes is skipped.
+pub struct EventChooser<'a> {
+    events: &'a [Event],
+    next: usize,
+}
+
+impl<'a> EventChooser<'a> {
+    pub fn new(events: &'a [Event]) -> Self {
+        EventChooser { events, next: 0 }
+    }
+}
+
+impl Chooser for EventChooser<'_> {
+    fn choose(&mut self, _model: &Model, enabled: &[Event]) -> Option<usize> {
+        while let Some(event) = self.events.get(self.next) {
+            self.next += 1;
+            if let Some(i) = enabled.iter().position(|e| e == event) {
+                return Some(i);
+            }
+        }
+        None
+    }
+}
+
+/// A strict replay and the trace it printed.
+#[derive(Clone, Debug)]
+pub struct Replayed {
+    pub run: crate::run::Run,
+    pub trace: crate::trace::Trace,
+    /// Indices left over because the run ended before them.
+    pub unused: usize,
+}
+
+/// Replay `indices` on `scenario`, recording the trace.
+pub fn replay(
+    scenario: &crate::scenario::Scenario,
+    indices: &[u32],
+) -> Result<Replayed, BadChoice> {
+    let mut chooser = IndexChooser::new(indices);
+    let mut trace = crate::trace::Trace::default();
+    let run = crate::run::drive(scenario, &mut chooser, |m, e, log| trace.record(m, e, log));
+    if let Some(bad) = chooser.error {
+        return Err(bad);
+    }
+    if let Some(v) = &run.violation {
+        trace.violation(v);
+    }
+    let unused = chooser.unused();
+    Ok(Replayed { run, trace, unused })
+}

@@ -1,0 +1,108 @@
+//! The explored state: the simulated world and the monitors judging it.
+//!
+//! Monitors live inside the state (not beside it) so that two runs reaching
+//! the same world with different monitor memories (say, one already saw a
+//! wasted wakeup) are not merged by visited-state dedup.
+
+use std::hash::{Hash, Hasher};
+
+use zkrecipes::{AnyRecipe, AppEvent};
+use zksim::{Event, Happening, World};
+
+use crate::monitor::set::MonitorSet;
+use crate::monitor::{Sim, Violation};
+use crate::scenario::Scenario;
+
+/// World + monitors: one value, `Clone + Hash + Eq`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Model {
+    pub world: Sim,
+    pub monitors: MonitorSet,
+}
+
+impl Model {
+    /// The scenario's initial state: clients built from the registry,
+    /// connected and started.
+    ///
+    /// The scenario must be valid ([`Scenario::validate`]); an unknown
+    /// recipe builds no clients.
+    pub fn new(scenario: &Scenario) -> Self {
+        let clients: Vec<AnyRecipe> = match scenario.recipe_info() {
+            Some(info) => (0..scenario.clients)
+                .map(|i| (info.build)(&scenario.params(i)))
+                .collect(),
+            None => Vec::new(),
+        };
+        // The monitors see what starting the clients did (their first
+        // requests, any early events) like any other step.
+        let mut start = Vec::new();
+        let world = World::new_with_log(scenario.config(), clients, &mut start);
+        let mut monitors = MonitorSet::new(
+            scenario.family(),
+            scenario.clients,
+            &scenario.root,
+            &scenario.hard,
+            &scenario.report,
+        );
+        monitors.start(&world, &start);
+        Model { world, monitors }
+    }
+
+    /// Append the enabled events, in the world's deterministic order.
+    pub fn enabled(&self, out: &mut Vec<Event>) {
+        self.world.enabled(out);
+    }
+
+    /// Apply one enabled event and let the monitors judge it. `log` is
+    /// cleared first and holds what the step did afterwards.
+    pub fn step(
+        &mut self,
+        event: &Event,
+        log: &mut Vec<Happening<AppEvent>>,
+    ) -> Result<(), Violation> {
+        log.clear();
+        self.world.step(event, log);
+        self.monitors.observe(&self.world, log)
+    }
+
+    /// The run is over: judge end-of-run properties.
+    pub fn finish(&mut self) -> Result<(), Violation> {
+        self.monitors.finish(&self.world)
+    }
+
+    /// Whether nothing more will happen by itself (the run may stop here).
+    pub fn is_quiescent(&self) -> bool {
+        self.world.is_quiescent()
+    }
+
+    /// A fingerprint of world *and* monitors, for visited-state dedup.
+    pub fn fingerprint(&self) -> u64 {
+        let mut h = Fnv64::default();
+        self.world.fingerprint().hash(&mut h);
+        self.monitors.hash(&mut h);
+        h.finish()
+    }
+}
+
+/// FNV-1a: a fixed, seedless hash, the same in every process and on every
+/// machine (std's `DefaultHasher` promises neither across releases).
+#[derive(Clone, Copy)]
+pub struct Fnv64(u64);
+
+impl Default for Fnv64 {
+    fn default() -> Self {
+        Fnv64(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for Fnv64 {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}

@@ -1,0 +1,215 @@
+//! What monitors read besides the history, behind small seams so that their
+//! logic can be tested on hand-written histories without a running world.
+
+use std::collections::BTreeMap;
+use std::hash::{Hash, Hasher};
+
+use zksim::{ClientId, Event, SessionId, Tick};
+
+use super::Sim;
+
+/// The few facts about the world a monitor needs at each step.
+pub trait View {
+    fn now(&self) -> Tick;
+    fn num_clients(&self) -> usize;
+    /// The client's current session.
+    fn session_of(&self, client: ClientId) -> SessionId;
+    /// The client process died (a crashed client believes nothing any more).
+    fn is_crashed(&self, _client: ClientId) -> bool {
+        false
+    }
+}
+
+impl View for Sim {
+    fn now(&self) -> Tick {
+        Sim::now(self)
+    }
+    fn num_clients(&self) -> usize {
+        Sim::num_clients(self)
+    }
+    fn session_of(&self, client: ClientId) -> SessionId {
+        Sim::session_of(self, client)
+    }
+    fn is_crashed(&self, client: ClientId) -> bool {
+        Sim::is_crashed(self, client)
+    }
+}
+
+/// A stand-in world for tests: a clock and each client's session.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FakeView {
+    pub now: Tick,
+    pub sessions: Vec<SessionId>,
+    pub crashed: Vec<ClientId>,
+}
+
+impl FakeView {
+    /// `clients` clients whose sessions are `1000 + client`.
+    pub fn new(clients: usize) -> Self {
+        FakeView {
+            now: 0,
+            sessions: (0..clients).map(|c| 1000 + c as SessionId).collect(),
+            crashed: Vec::new(),
+        }
+    }
+}
+
+impl View for FakeView {
+    fn now(&self) -> Tick {
+        self.now
+    }
+    fn num_clients(&self) -> usize {
+        self.sessions.len()
+    }
+    fn session_of(&self, client: ClientId) -> SessionId {
+        self.sessions[client]
+    }
+    fn is_crashed(&self, client: ClientId) -> bool {
+        self.crashed.contains(&client)
+    }
+}
+
+/// Which client each session belonged to (sessions are replaced on reopen,
+/// but a late `SessionEnded` or an ephemeral's owner may name an old one).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Sessions {
+    owner: BTreeMap<SessionId, ClientId>,
+}
+
+impl Sessions {
+    /// Learn the clients' current sessions.
+    pub fn refresh(&mut self, view: &impl View) {
+        for client in 0..view.num_clients() {
+            let session = view.session_of(client);
+            if self.owner.get(&session) != Some(&client) {
+                self.owner.insert(session, client);
+            }
+        }
+    }
+    pub fn client_of(&self, session: SessionId) -> Option<ClientId> {
+        self.owner.get(&session).copied()
+    }
+}
+
+/// Data kept for figures only. It does not take part in the monitor's
+/// identity (`Hash`/`Eq`): two explored states that differ only in what
+/// was measured on the way are the same state for the property, so
+/// visited-state dedup stays as strong as the property allows.
+#[derive(Clone, Debug, Default)]
+pub struct Measured<T>(pub T);
+
+impl<T> PartialEq for Measured<T> {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+impl<T> Eq for Measured<T> {}
+impl<T> Hash for Measured<T> {
+    fn hash<H: Hasher>(&self, _: &mut H) {}
+}
+
+/// How the run ended, as the end-of-run monitors judge it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct End {
+    /// Every client done, nothing in flight, no timer armed.
+    pub quiescent: bool,
+    /// Some event other than `Tick` or a fault is enabled: the run was cut
+    /// off by the step bound while work could still proceed.
+    pub progress_possible: bool,
+    /// Whether each client's logic says it is done.
+    pub done: Vec<bool>,
+    /// Whether each client's process crashed (it can never finish).
+    pub crashed: Vec<bool>,
+    /// Each client's current session.
+    pub sessions: Vec<SessionId>,
+    /// Every node of the leader's tree: path and ephemeral owner (0 if persistent).
+    pub nodes: Vec<(String, SessionId)>,
+}
+
+impl End {
+    /// Read the end state off the world.
+    pub fn of(world: &Sim) -> End {
+        let mut enabled = Vec::new();
+        world.enabled(&mut enabled);
+        let progress_possible = enabled
+            .iter()
+            .any(|e| !matches!(e, Event::Tick | Event::Fault(_)));
+        let clients = world.num_clients();
+        End {
+            quiescent: world.is_quiescent(),
+            progress_possible,
+            done: (0..clients).map(|c| world.client(c).is_done()).collect(),
+            crashed: (0..clients).map(|c| world.is_crashed(c)).collect(),
+            sessions: (0..clients).map(|c| world.session_of(c)).collect(),
+            nodes: world
+                .leader_tree()
+                .nodes()
+                .map(|(path, node)| (path.to_string(), node.stat.ephemeral_owner))
+                .collect(),
+        }
+    }
+
+    /// Whether client `c` crashed (false when unknown).
+    pub fn is_crashed(&self, c: ClientId) -> bool {
+        self.crashed.get(c).copied().unwrap_or(false)
+    }
+
+    /// The owner of the node at `path`, if it exists (`Some(0)` for persistent).
+    pub fn owner_of(&self, path: &str) -> Option<SessionId> {
+        self.nodes
+            .binary_search_by(|(p, _)| p.as_str().cmp(path))
+            .ok()
+            .map(|i| self.nodes[i].1)
+    }
+
+    /// Children paths of `dir`, in path order.
+    pub fn children_of<'a>(
+        &'a self,
+        dir: &'a str,
+    ) -> impl Iterator<Item = &'a (String, SessionId)> {
+        self.nodes
+            .iter()
+            .filter(move |(p, _)| parent_of(p) == Some(dir))
+    }
+}
+
+/// The parent path of a node (`/a/b` → `/a`, `/a` → `/`).
+pub fn parent_of(path: &str) -> Option<&str> {
+    if path == "/" {
+        return None;
+    }
+    match path.rfind('/') {
+        Some(0) => Some("/"),
+        Some(i) => Some(&path[..i]),
+        None => None,
+    }
+}
+
+/// Whether `path` lies strictly under `root`.
+pub fn is_under(path: &str, root: &str) -> bool {
+    let root = root.trim_end_matches('/');
+    path.len() > root.len() + 1 && path.starts_with(root) && path.as_bytes()[root.len()] == b'/'
+}
+
+/// A client's name in explanations.
+pub fn who(client: ClientId) -> String {
+    format!("client {client}")
+}
+
+use zksim::Client as _;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths() {
+        assert_eq!(parent_of("/lock/n-1"), Some("/lock"));
+        assert_eq!(parent_of("/lock"), Some("/"));
+        assert_eq!(parent_of("/"), None);
+        assert!(is_under("/lock/n-1", "/lock"));
+        assert!(!is_under("/lock", "/lock"));
+        assert!(!is_under("/locks/x", "/lock"));
+        assert!(is_under("/lock/a/b", "/lock/"));
+    }
+}

@@ -1,0 +1,130 @@
+//! One run: step the model with a chooser until the run ends or a hard
+//! property breaks. This loop is the checker's hottest path: it reuses its
+//! buffers, so a steady-state step allocates nothing but the schedule's
+//! amortised growth.
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use zkrecipes::AppEvent;
+use zksim::{Event, Happening};
+
+use crate::explore::random::RandomChooser;
+use crate::model::Model;
+use crate::monitor::figures::Figures;
+use crate::monitor::Violation;
+use crate::scenario::Scenario;
+use crate::schedule::{is_injected_fault, Schedule};
+
+/// Picks the next event of a run.
+pub trait Chooser {
+    /// Index of the event to take among `enabled` (never empty), or `None`
+    /// to stop the run here without judging its end (a replayed schedule
+    /// ran out).
+    fn choose(&mut self, model: &Model, enabled: &[Event]) -> Option<usize>;
+}
+
+/// What one seeded run found (the contract `compare` relies on).
+#[derive(Clone, Debug)]
+pub struct RunOutcome {
+    pub seed: u64,
+    pub violation: Option<Violation>,
+    pub schedule: Schedule,
+    pub steps: usize,
+    pub figures: Figures,
+}
+
+/// How a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// A hard property broke at the last step (or at the end).
+    Violated,
+    /// The run reached its natural end and the end-of-run checks passed.
+    Finished,
+    /// The chooser stopped before the natural end; nothing judged at the end.
+    Stopped,
+}
+
+/// Everything a driven run produced.
+#[derive(Clone, Debug)]
+pub struct Run {
+    pub violation: Option<Violation>,
+    pub schedule: Schedule,
+    pub ending: Ending,
+    pub model: Model,
+}
+
+/// Whether the run has reached its natural end in this state: nothing will
+/// happen by itself, the step bound is reached, or only faults are left to
+/// choose (time has run out, and a fault alone cannot be the point of a run).
+pub fn is_terminal(model: &Model, enabled: &[Event], steps: usize, max_steps: usize) -> bool {
+    steps >= max_steps || enabled.iter().all(is_injected_fault) || model.is_quiescent()
+}
+
+/// Drive one run from the scenario's initial state. `on_step` sees every
+/// step after it is applied (traces use it; pass `|_, _, _| {}` otherwise).
+pub fn drive<C, F>(scenario: &Scenario, chooser: &mut C, mut on_step: F) -> Run
+where
+    C: Chooser + ?Sized,
+    F: FnMut(&Model, &Event, &[Happening<AppEvent>]),
+{
+    let max_steps = scenario.explore.max_steps;
+    let mut model = Model::new(scenario);
+    let mut enabled: Vec<Event> = Vec::new();
+    let mut log: Vec<Happening<AppEvent>> = Vec::new();
+    let mut schedule = Schedule::default();
+    loop {
+        enabled.clear();
+        model.enabled(&mut enabled);
+        if is_terminal(&model, &enabled, schedule.len(), max_steps) {
+            let (violation, ending) = match model.finish() {
+                Ok(()) => (None, Ending::Finished),
+                Err(v) => (Some(v), Ending::Violated),
+            };
+            return Run {
+                violation,
+                schedule,
+                ending,
+                model,
+            };
+        }
+        let Some(i) = chooser.choose(&model, &enabled) else {
+            return Run {
+                violation: None,
+                schedule,
+                ending: Ending::Stopped,
+                model,
+            };
+        };
+        let event = &enabled[i];
+        schedule.events.push(event.clone());
+        let result = model.step(event, &mut log);
+        on_step(&model, event, &log);
+        if let Err(v) = result {
+            return Run {
+                violation: Some(v),
+                schedule,
+                ending: Ending::Violated,
+                model,
+            };
+        }
+    }
+}
+
+/// One seeded random schedule (swarm testing: the seed also decides which
+/// fault kinds are on).
+pub fn run_random(scenario: &Scenario, seed: u64) -> RunOutcome {
+    let mut chooser = RandomChooser::new(ChaCha8Rng::seed_from_u64(seed));
+    outcome(scenario, seed, &mut chooser)
+}
+
+/// Run `chooser` and report the contract's outcome.
+pub fn outcome<C: Chooser + ?Sized>(scenario: &Scenario, seed: u64, chooser: &mut C) -> RunOutcome {
+    let run = drive(scenario, chooser, |_, _, _| {});
+    RunOutcome {
+        seed,
+        steps: run.schedule.len(),
+        figures: run.model.monitors.figures(),
+        violation: run.violation,
+        schedule: run.schedule,
+    }
+}

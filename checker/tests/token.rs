@@ -1,0 +1,102 @@
+//! Replay tokens: every token decodes to what was encoded, and any
+//! single-byte change is refused with an error (never a panic, never a
+//! different run).
+
+use proptest::prelude::*;
+use zkcheck::scenario::{Scenario, StrategyKind, ALL_PROPERTIES};
+use zkcheck::token::Token;
+
+fn scenario() -> impl Strategy<Value = Scenario> {
+    let recipes = zkrecipes::RECIPES.len();
+    (
+        (
+            0..recipes,
+            1usize..100,
+            "[a-z][a-z0-9-]{0,12}",
+            "/[a-z]{1,8}",
+        ),
+        (0u32..10, 0u64..20, 0u64..20),
+        (1usize..6, 1u64..50, 0u64..50, 1u64..1000),
+        (0u32..4, 0u32..4, 0u32..4, 0u32..4, 0u32..4),
+        (
+            proptest::sample::subsequence(ALL_PROPERTIES.to_vec(), 0..=ALL_PROPERTIES.len()),
+            proptest::sample::subsequence(ALL_PROPERTIES.to_vec(), 0..=ALL_PROPERTIES.len()),
+        ),
+        (
+            0usize..4,
+            1u64..10_000,
+            any::<u64>(),
+            1usize..100_000,
+            1usize..10,
+            1usize..500,
+        ),
+    )
+        .prop_map(|(basic, work, ens, faults, checks, explore)| {
+            let (recipe, clients, name, root) = basic;
+            let mut s = Scenario::lock(zkrecipes::RECIPES[recipe].name, clients);
+            s.name = name;
+            s.root = root;
+            (
+                s.workload.rounds,
+                s.workload.hold_ticks,
+                s.workload.think_ticks,
+            ) = work;
+            s.ensemble.servers = ens.0;
+            s.ensemble.session_timeout = ens.1;
+            s.ensemble.pause_ticks = ens.2;
+            s.ensemble.max_time = ens.3;
+            s.faults.connection_drops = faults.0;
+            s.faults.expiries = faults.1;
+            s.faults.pauses = faults.2;
+            s.faults.crashes = faults.3;
+            s.faults.partitions = faults.4;
+            (s.hard, s.report) = checks;
+            s.explore.strategy = [
+                StrategyKind::Random,
+                StrategyKind::Pct,
+                StrategyKind::Bfs,
+                StrategyKind::Dfs,
+            ][explore.0];
+            s.explore.schedules = explore.1;
+            s.explore.seed = explore.2;
+            s.explore.max_steps = explore.3;
+            s.explore.pct_depth = explore.4;
+            s.explore.depth = explore.5;
+            s
+        })
+}
+
+proptest! {
+    #[test]
+    fn token_round_trips(s in scenario(), indices in proptest::collection::vec(any::<u32>(), 0..300)) {
+        let token = Token::new(s, indices);
+        let text = token.encode();
+        prop_assert!(text.starts_with("zk1:"));
+        prop_assert!(text.bytes().all(|b| b.is_ascii_graphic()), "{}", text);
+        prop_assert_eq!(Token::decode(&text), Ok(token));
+    }
+
+    #[test]
+    fn any_single_byte_change_is_refused(
+        s in scenario(),
+        indices in proptest::collection::vec(0u32..40, 0..50),
+        pos in any::<prop::sample::Index>(),
+        byte in 0x20u8..0x7f,
+    ) {
+        let text = Token::new(s, indices).encode();
+        let mut bytes = text.clone().into_bytes();
+        let i = pos.index(bytes.len());
+        prop_assume!(bytes[i] != byte);
+        bytes[i] = byte;
+        let changed = String::from_utf8(bytes).unwrap();
+        let result = Token::decode(&changed);
+        prop_assert!(result.is_err(), "{} decoded", changed);
+    }
+
+    #[test]
+    fn cut_tokens_are_refused(s in scenario(), indices in proptest::collection::vec(0u32..40, 0..50), cut in any::<prop::sample::Index>()) {
+        let text = Token::new(s, indices).encode();
+        let end = cut.index(text.len());
+        prop_assert!(Token::decode(&text[..end]).is_err());
+    }
+}

@@ -1,0 +1,97 @@
+//! Deliberately broken lock recipes, one classic mistake each, so that the
+//! checker can show it catches them. Each is the correct recipe with one
+//! [`Flaws`] switch (or [`NaiveFlaws`]) on; the doc comment says which rule
+//! of `docs/ZK-SEMANTICS.md` (W1–W6) it breaks, which seed article makes the
+//! same mistake, and which property should fail.
+
+use super::naive::{naive_with, NaiveFlaws, NaiveProtocol};
+use super::sequential::{sequential_with, Role, SequentialProtocol};
+
+/// Deliberate mistakes, each one a rule of `ZK-SEMANTICS.md`; all `false`
+/// is the correct recipe.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Flaws {
+    /// W3: on the predecessor's deletion (or when `exists` says it is gone)
+    /// take the lock without listing the children again.
+    pub no_recheck: bool,
+    /// W5: ignore `Disconnected` and `Expired`; keep holding (or waiting).
+    pub ignore_session: bool,
+    /// W6: watch the lowest node instead of the predecessor.
+    pub watch_lowest: bool,
+    /// W4: after `ConnectionLoss` on the create, create again without
+    /// looking for the node the first create may have made (and never clean
+    /// up own leftovers).
+    pub blind_retry: bool,
+    /// W1: order the children by whole name as strings, not by sequence.
+    pub string_sort: bool,
+}
+
+fn exclusive(params: &crate::RecipeParams, flaws: Flaws) -> super::LockClient<SequentialProtocol> {
+    sequential_with(params, Role::Exclusive, flaws)
+}
+
+super::lock_recipe! {
+    /// `sequential-no-recheck` (W3): when the watched predecessor is deleted
+    /// (or `exists` says it is gone) the client takes the lock without listing
+    /// the children again. The predecessor may have been a *waiter* that gave
+    /// up or whose session ended while the holder still holds: **mutual
+    /// exclusion** breaks. (The seed articles that `return true` straight from
+    /// their watcher make this mistake.)
+    SequentialNoRecheck(SequentialProtocol) =
+        |params| exclusive(params, Flaws { no_recheck: true, ..Flaws::default() })
+}
+
+super::lock_recipe! {
+    /// `sequential-ignore-session` (W5): ignores `Disconnected` and
+    /// `Expired`: a holder whose session expired keeps believing it holds the
+    /// lock (and writes with its old fence) while its node is gone and
+    /// another client acquires: **belief-level mutual exclusion** breaks;
+    /// fenced exclusion still holds. After `Expired` it opens a new session
+    /// but a waiter keeps waiting on a watch that died with the old one, so
+    /// **liveness** can break too. (Most seed articles never look at session
+    /// events.)
+    SequentialIgnoreSession(SequentialProtocol) =
+        |params| exclusive(params, Flaws { ignore_session: true, ..Flaws::default() })
+}
+
+super::lock_recipe! {
+    /// `sequential-watch-lowest` (W6): every waiter watches the lowest node
+    /// (the holder) instead of its own predecessor, so each release wakes all
+    /// of them: **no-herd** breaks. It still re-lists on every wakeup, so
+    /// mutual exclusion and FIFO order hold.
+    SequentialWatchLowest(SequentialProtocol) =
+        |params| exclusive(params, Flaws { watch_lowest: true, ..Flaws::default() })
+}
+
+super::lock_recipe! {
+    /// `sequential-blind-retry` (W4): after `ConnectionLoss` on the create it
+    /// creates again without looking for the node the first create may have
+    /// made. That orphan stays until the session ends and blocks everyone
+    /// behind it; when it is lower than the client's new node the client
+    /// waits on itself: **liveness** breaks (a stuck run). The orphan is
+    /// ephemeral, so it is gone once the session closes: the end-of-run
+    /// **leaks** check does not see it. (The seeds that retry `create` in a
+    /// loop on any `KeeperException` do this.)
+    SequentialBlindRetry(SequentialProtocol) =
+        |params| exclusive(params, Flaws { blind_retry: true, ..Flaws::default() })
+}
+
+super::lock_recipe! {
+    /// `sequential-string-sort` (W1): orders the children by whole name as
+    /// strings. Our names carry a guid (`lock-c<client>s<session>a<n>-<seq>`)
+    /// as Curator's protected mode does, so the order is by client, not by
+    /// arrival: a later client with a smaller tag sorts first and takes the
+    /// lock while the holder still holds — **mutual exclusion** and **FIFO**
+    /// break.
+    SequentialStringSort(SequentialProtocol) =
+        |params| exclusive(params, Flaws { string_sort: true, ..Flaws::default() })
+}
+
+super::lock_recipe! {
+    /// `naive-no-rewatch` (W2): when `exists` says the lock node is already
+    /// gone it waits for a watch anyway instead of creating the node. That
+    /// watch only fires when someone else creates the node, so the last
+    /// waiter waits forever: **liveness** breaks.
+    NaiveNoRewatch(NaiveProtocol) =
+        |params| naive_with(params, NaiveFlaws { no_recheck_when_gone: true })
+}

@@ -1,0 +1,427 @@
+//! ZooKeeper's own lock recipe, with predecessor watches
+//! (<https://zookeeper.apache.org/doc/current/recipes.html#sc_recipes_Locks>),
+//! and its read/write variant (`#Shared Locks`), as one [`Protocol`].
+//!
+//! Per attempt:
+//! 1. `create(<root>/<kind>-<guid>-, ephemeral sequential)`; `<kind>` is
+//!    `lock` (exclusive), `read` or `write`, and `<guid>` =
+//!    `c<client>s<session hex>a<attempt>` tags the node with its owner, like
+//!    Curator's protected mode, so that it can be found again when the
+//!    create's reply is lost.
+//! 2. `getChildren(<root>)` without a watch; order by sequence suffix (never
+//!    the whole name, W1).
+//! 3. Nothing blocks us → we hold the lock. What blocks: for an exclusive
+//!    lock or a writer, every lower node; for a reader, every lower writer.
+//! 4. Otherwise `exists(<the next lower blocker>, watch)`: gone already →
+//!    step 2; else wait for its `NodeDeleted`, then step 2 (re-listing, W3:
+//!    it may have been a waiter that gave up, not the holder).
+//!
+//! Failures: `ConnectionLoss` on the create → list the children and adopt
+//! the node carrying this attempt's guid if it is there, else create again
+//! (W4). Any child carrying this client's and session's tag that is not its
+//! current node is a leftover of an earlier attempt: it is deleted when seen
+//! and never counted as a predecessor. After an interruption (`GaveUp`,
+//! `LostLock`) the attempt is over: in the same session its node is deleted
+//! (by name if known, else through the tag when the next listing shows it),
+//! and the retry creates a new node — re-using the old one would reuse a
+//! fence and let a client that gave up jump ahead of those that queued
+//! behind it in the meantime (FIFO).
+//!
+//! In ZooKeeper a `ConnectionLoss` always comes with a `Disconnected`, so the
+//! adoption above completes only for a client that does not give up on
+//! disconnection (the session-blind variant, or a driver that retries).
+//!
+//! [`Flaws`] switches on the classic mistakes one by one; see
+//! [`super::flaws`] for the registered variants.
+
+use zksim::{CreateMode, Cx, EventType, Op, OpId, Reply, Response, WatchedEvent, ZkError};
+
+use super::driver::{Protocol, Step};
+pub use super::flaws::Flaws;
+pub use super::line::Role;
+use super::line::{judge, Verdict};
+use super::names::{child_name, child_path, sequence_of};
+use crate::AppEvent;
+
+/// This client's knowledge of its own node for the current attempt.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Node {
+    None,
+    /// A create with this guid was sent; whether it made a node is unknown.
+    Unknown {
+        guid: String,
+    },
+    /// Its node: name (not path) and czxid (the fence it grants).
+    Known {
+        name: String,
+        czxid: i64,
+    },
+}
+
+/// Where the current attempt stands; each waiting stage remembers the op
+/// whose reply it expects, so that replies to abandoned ops are ignored.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Stage {
+    Idle,
+    Creating {
+        op: OpId,
+    },
+    /// `getChildren` to look for the node of a create whose reply was lost.
+    Finding {
+        op: OpId,
+        guid: String,
+    },
+    /// `exists` on the found node, for its czxid.
+    Adopting {
+        op: OpId,
+        name: String,
+    },
+    Listing {
+        op: OpId,
+    },
+    /// `exists(watch)` sent on `pred` (a child name); its reply is `op`.
+    Watching {
+        op: OpId,
+        pred: String,
+    },
+    Holding,
+}
+
+/// The predecessor-watch lock's [`Protocol`]. See the module docs.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SequentialProtocol {
+    root: String,
+    client: usize,
+    role: Role,
+    flaws: Flaws,
+    /// Creates sent so far (the `a<attempt>` of the guid).
+    attempts: u32,
+    node: Node,
+    stage: Stage,
+    /// A released node whose `delete` has not been confirmed, and that delete.
+    releasing: Option<(String, Option<OpId>)>,
+}
+
+impl SequentialProtocol {
+    pub fn new(root: &str, client: usize, role: Role, flaws: Flaws) -> Self {
+        SequentialProtocol {
+            root: root.to_string(),
+            client,
+            role,
+            flaws,
+            attempts: 0,
+            node: Node::None,
+            stage: Stage::Idle,
+            releasing: None,
+        }
+    }
+
+    pub fn role(&self) -> Role {
+        self.role
+    }
+    pub fn flaws(&self) -> Flaws {
+        self.flaws
+    }
+
+    /// The start of every node name this client makes in `session`.
+    fn session_tag(&self, session: i64) -> String {
+        format!("{}-c{}s{:x}a", self.role.kind(), self.client, session)
+    }
+
+    fn path(&self, name: &str) -> String {
+        child_path(&self.root, name)
+    }
+
+    fn create(&mut self, cx: &mut Cx<AppEvent>) -> Step {
+        self.attempts += 1;
+        let guid = format!("c{}s{:x}a{}", self.client, cx.session_id(), self.attempts);
+        let op = cx.send(Op::Create {
+            path: self.path(&format!("{}-{guid}-", self.role.kind())),
+            data: Vec::new(),
+            mode: CreateMode::EphemeralSequential,
+        });
+        self.node = Node::Unknown { guid };
+        self.stage = Stage::Creating { op };
+        Step::Wait
+    }
+
+    fn list(&mut self, cx: &mut Cx<AppEvent>) -> Step {
+        let op = cx.send(Op::GetChildren {
+            path: self.root.clone(),
+            watch: false,
+        });
+        self.stage = Stage::Listing { op };
+        Step::Wait
+    }
+
+    fn find(&mut self, guid: String, cx: &mut Cx<AppEvent>) -> Step {
+        let op = cx.send(Op::GetChildren {
+            path: self.root.clone(),
+            watch: false,
+        });
+        self.stage = Stage::Finding { op, guid };
+        Step::Wait
+    }
+
+    fn watch(&mut self, pred: String, cx: &mut Cx<AppEvent>) -> Step {
+        let op = cx.send(Op::Exists {
+            path: self.path(&pred),
+            watch: true,
+        });
+        self.stage = Stage::Watching { op, pred };
+        Step::Wait
+    }
+
+    /// Own node known to exist: report it, then look at the line.
+    fn enqueued(&mut self, name: String, czxid: i64, cx: &mut Cx<AppEvent>) -> Step {
+        cx.emit(AppEvent::Enqueued {
+            seq: sequence_of(&name),
+        });
+        self.node = Node::Known { name, czxid };
+        self.list(cx)
+    }
+
+    fn hold(&mut self) -> Step {
+        match self.node {
+            Node::Known { czxid, .. } => {
+                self.stage = Stage::Holding;
+                Step::Acquired { fence: czxid }
+            }
+            // Never reached: we only hold with a known node.
+            _ => Step::Wait,
+        }
+    }
+
+    /// Woken up (predecessor gone): re-list, or (W3) just take the lock.
+    fn woken(&mut self, cx: &mut Cx<AppEvent>) -> Step {
+        if self.flaws.no_recheck {
+            self.hold()
+        } else {
+            self.list(cx)
+        }
+    }
+
+    /// The op the current stage waits for.
+    fn stage_op(&self) -> Option<OpId> {
+        match &self.stage {
+            Stage::Creating { op }
+            | Stage::Finding { op, .. }
+            | Stage::Adopting { op, .. }
+            | Stage::Listing { op }
+            | Stage::Watching { op, .. } => Some(*op),
+            Stage::Idle | Stage::Holding => None,
+        }
+    }
+
+    /// Send the current stage's request again (its reply was lost).
+    fn redo(&mut self, cx: &mut Cx<AppEvent>) -> Step {
+        match self.stage.clone() {
+            Stage::Creating { .. } => match self.node.clone() {
+                Node::Unknown { guid } if !self.flaws.blind_retry => self.find(guid, cx),
+                _ => self.create(cx),
+            },
+            Stage::Finding { guid, .. } => self.find(guid, cx),
+            Stage::Adopting { name, .. } => {
+                let op = cx.send(Op::Exists {
+                    path: self.path(&name),
+                    watch: false,
+                });
+                self.stage = Stage::Adopting { op, name };
+                Step::Wait
+            }
+            Stage::Listing { .. } => self.list(cx),
+            Stage::Watching { pred, .. } => self.watch(pred, cx),
+            Stage::Idle | Stage::Holding => Step::Wait,
+        }
+    }
+
+    /// Step 3/4 on a fresh listing.
+    fn decide(&mut self, names: Vec<String>, cx: &mut Cx<AppEvent>) -> Step {
+        let Node::Known { name: mine, .. } = &self.node else {
+            return Step::Wait;
+        };
+        // W4: the blind variant never looks for its own leftovers.
+        let tag = (!self.flaws.blind_retry).then(|| self.session_tag(cx.session_id()));
+        let judgement = judge(&names, mine, tag.as_deref(), self.role, self.flaws);
+        for leftover in &judgement.leftovers {
+            cx.send(Op::Delete {
+                path: self.path(leftover),
+                version: -1,
+            });
+        }
+        match judgement.verdict {
+            Verdict::Holds => self.hold(),
+            Verdict::Watch(pred) => self.watch(pred, cx),
+            Verdict::Gone => {
+                // Our node is gone (deleted under us): start over.
+                self.node = Node::None;
+                self.create(cx)
+            }
+        }
+    }
+}
+
+impl Protocol for SequentialProtocol {
+    fn attempt(&mut self, cx: &mut Cx<AppEvent>) -> Step {
+        // A node of an abandoned attempt whose create's reply was lost is
+        // not adopted: the client told the world it gave up, and this new
+        // request must queue behind everyone already in line (FIFO). The
+        // fresh node's listing finds the old one by its tag and deletes it.
+        self.create(cx)
+    }
+
+    fn on_reply(&mut self, op: OpId, reply: Reply, cx: &mut Cx<AppEvent>) -> Step {
+        if let Some((_, pending)) = &mut self.releasing {
+            if *pending == Some(op) {
+                match reply {
+                    // Lost with the connection: delete again once resumed.
+                    Err(ZkError::ConnectionLoss) => *pending = None,
+                    _ => self.releasing = None,
+                }
+                return Step::Wait;
+            }
+        }
+        if reply == Err(ZkError::ConnectionLoss)
+            && self.flaws.ignore_session
+            && self.stage_op() == Some(op)
+        {
+            // Nothing will interrupt this attempt: ask again.
+            return self.redo(cx);
+        }
+        match self.stage.clone() {
+            Stage::Creating { op: want } if want == op => match reply {
+                Ok(Response::Created { path, stat }) => {
+                    self.enqueued(child_name(&path).to_string(), stat.czxid, cx)
+                }
+                Err(ZkError::ConnectionLoss) => match self.node.clone() {
+                    Node::Unknown { .. } if self.flaws.blind_retry => self.create(cx),
+                    Node::Unknown { guid } => self.find(guid, cx),
+                    _ => Step::Wait,
+                },
+                _ => {
+                    self.stage = Stage::Idle;
+                    Step::Wait
+                }
+            },
+            Stage::Finding { op: want, guid } if want == op => match reply {
+                Ok(Response::Children { names, .. }) => {
+                    let prefix = format!("{}-{guid}-", self.role.kind());
+                    match names.into_iter().find(|n| n.starts_with(&prefix)) {
+                        Some(name) => {
+                            let op = cx.send(Op::Exists {
+                                path: self.path(&name),
+                                watch: false,
+                            });
+                            self.stage = Stage::Adopting { op, name };
+                            Step::Wait
+                        }
+                        None => self.create(cx),
+                    }
+                }
+                _ => Step::Wait,
+            },
+            Stage::Adopting { op: want, name } if want == op => match reply {
+                Ok(Response::Exists(Some(stat))) => self.enqueued(name, stat.czxid, cx),
+                Ok(Response::Exists(None)) => self.create(cx),
+                _ => Step::Wait,
+            },
+            Stage::Listing { op: want } if want == op => match reply {
+                Ok(Response::Children { names, .. }) => self.decide(names, cx),
+                _ => Step::Wait,
+            },
+            Stage::Watching { op: want, .. } if want == op => match reply {
+                Ok(Response::Exists(Some(_))) => Step::Wait,
+                Ok(Response::Exists(None)) => self.woken(cx),
+                _ => Step::Wait,
+            },
+            _ => Step::Wait,
+        }
+    }
+
+    fn on_watch(&mut self, event: WatchedEvent, cx: &mut Cx<AppEvent>) -> Step {
+        let Stage::Watching { pred, .. } = &self.stage else {
+            return Step::Wait;
+        };
+        if event.path != self.path(pred) {
+            return Step::Wait;
+        }
+        match event.kind {
+            EventType::NodeDeleted => self.woken(cx),
+            // The watch is spent; it still must be watched.
+            _ => {
+                let pred = pred.clone();
+                self.watch(pred, cx)
+            }
+        }
+    }
+
+    fn release(&mut self, cx: &mut Cx<AppEvent>) {
+        if let Node::Known { name, .. } = std::mem::replace(&mut self.node, Node::None) {
+            let op = cx.send(Op::Delete {
+                path: self.path(&name),
+                version: -1,
+            });
+            self.releasing = Some((name, Some(op)));
+        }
+        self.stage = Stage::Idle;
+    }
+
+    fn interrupted(&mut self, expired: bool) {
+        self.stage = Stage::Idle;
+        if let Some((_, pending)) = &mut self.releasing {
+            *pending = None;
+        }
+        if expired {
+            self.node = Node::None;
+            self.releasing = None;
+        }
+    }
+
+    fn resumed(&mut self, cx: &mut Cx<AppEvent>) {
+        if let Some((name, pending)) = &self.releasing {
+            if pending.is_none() {
+                let name = name.clone();
+                let op = cx.send(Op::Delete {
+                    path: self.path(&name),
+                    version: -1,
+                });
+                self.releasing = Some((name, Some(op)));
+            }
+        }
+        match &self.node {
+            Node::Known { name, .. } => {
+                // The abandoned attempt's node: its fence must not be reused.
+                cx.send(Op::Delete {
+                    path: self.path(name),
+                    version: -1,
+                });
+                self.node = Node::None;
+            }
+            Node::Unknown { .. } if self.flaws.blind_retry => self.node = Node::None,
+            _ => {}
+        }
+    }
+
+    fn ignores_session(&self) -> bool {
+        self.flaws.ignore_session
+    }
+}
+
+/// A predecessor-watch lock client for `params` with the given role and flaws.
+pub fn sequential_with(
+    params: &crate::RecipeParams,
+    role: Role,
+    flaws: Flaws,
+) -> super::driver::LockClient<SequentialProtocol> {
+    super::driver::LockClient::new(
+        params.root.clone(),
+        super::rounds::Rounds::new(params.workload, role.shared()),
+        SequentialProtocol::new(&params.root, params.client, role, flaws),
+    )
+}
+
+super::lock_recipe! {
+    /// `sequential`: ZooKeeper's predecessor-watch lock; see the module docs.
+    SequentialLock(SequentialProtocol) =
+        |params| sequential_with(params, Role::Exclusive, Flaws::default())
+}

@@ -1,0 +1,117 @@
+//! Property-generated scripts: random multi-session op sequences over a
+//! small path alphabet, run on both sides. A failure is shrunk by proptest
+//! and printed; failing seeds persist in
+//! `tests/conformance.proptest-regressions` (kept in the repo).
+
+use proptest::prelude::*;
+use proptest::test_runner::{Config, FileFailurePersistence, TestCaseError, TestRunner};
+use zkrecipes::conformance::{Action, Script};
+use zksim::{CreateMode, Op};
+
+use crate::Bench;
+
+/// Cases per run: enough to mix every op with every other on a few paths,
+/// few enough to keep the whole suite well under a minute.
+const CASES: u32 = 150;
+
+const PATHS: [&str; 5] = ["/@/a", "/@/b", "/@/a/c", "/@/a/", "/@/b/d"];
+
+fn path() -> impl Strategy<Value = String> {
+    prop::sample::select(&PATHS[..]).prop_map(str::to_string)
+}
+
+fn mode() -> impl Strategy<Value = CreateMode> {
+    prop::sample::select(vec![
+        CreateMode::Persistent,
+        CreateMode::Ephemeral,
+        CreateMode::PersistentSequential,
+        CreateMode::EphemeralSequential,
+    ])
+}
+
+fn version() -> impl Strategy<Value = i32> {
+    prop::sample::select(vec![-1, 0, 1])
+}
+
+fn write() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        (path(), mode(), 0..3usize).prop_map(|(path, mode, n)| Op::Create {
+            path,
+            data: vec![b'x'; n],
+            mode
+        }),
+        (path(), version()).prop_map(|(path, version)| Op::Delete { path, version }),
+        (path(), version(), 0..3usize).prop_map(|(path, version, n)| Op::SetData {
+            path,
+            data: vec![b'y'; n],
+            version
+        }),
+    ]
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        4 => write(),
+        2 => (path(), any::<bool>()).prop_map(|(path, watch)| Op::Exists { path, watch }),
+        2 => (path(), any::<bool>()).prop_map(|(path, watch)| Op::GetData { path, watch }),
+        2 => (path(), any::<bool>()).prop_map(|(path, watch)| Op::GetChildren { path, watch }),
+        1 => prop::collection::vec(write(), 1..4).prop_map(Op::Multi),
+    ]
+}
+
+/// A step as generated: an op, or (rarely) the session closing.
+fn step() -> impl Strategy<Value = (usize, Option<Op>)> {
+    (
+        0..3usize,
+        prop_oneof![12 => op().prop_map(Some), 1 => Just(None)],
+    )
+}
+
+/// Build a script; a closed session does nothing more.
+fn script(steps: &[(usize, Option<Op>)]) -> Script {
+    let mut script = Script::new("generated", 3);
+    let mut closed = [false; 3];
+    for (session, op) in steps {
+        if closed[*session] {
+            continue;
+        }
+        script = match op {
+            Some(op) => script.op(*session, op.clone()),
+            None => {
+                closed[*session] = true;
+                script.act(*session, Action::Close)
+            }
+        };
+    }
+    script
+}
+
+/// Run the generated cases; returns how many scripts ran.
+pub fn run(bench: &mut Bench<'_>) -> usize {
+    let config = Config {
+        cases: CASES,
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/conformance.proptest-regressions"
+        )))),
+        ..Config::default()
+    };
+    let mut runner = TestRunner::new(config);
+    let ran = std::cell::Cell::new(0);
+    let checker = &*bench;
+    let result = runner.run(&prop::collection::vec(step(), 1..16), |steps| {
+        ran.set(ran.get() + 1);
+        let script = script(&steps);
+        checker.check(&script).map_err(TestCaseError::fail)
+    });
+    // Shrinking reruns cases; count each distinct script once as passed or
+    // the whole property once as failed.
+    match result {
+        Ok(()) => bench.passed += CASES as usize,
+        Err(e) => {
+            bench.failed += 1;
+            eprintln!("conformance FAILED: generated scripts (minimal failing case below)\n{e}");
+        }
+    }
+    ran.get()
+}

@@ -1,0 +1,6 @@
+//! Scripts and extra comparisons for the `conformance` test binary.
+
+pub mod generated;
+pub mod herd;
+pub mod ops;
+pub mod scripts;
