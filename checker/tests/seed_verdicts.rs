@@ -1,0 +1,407 @@
+//! The seed articles' verdicts, one test per (ported recipe × check) row of
+//! `tests/verdicts/table.rs` (the table of `docs/VERDICTS.md`).
+//!
+//! - A **violated** row must be found by a random sweep from seed 0 within
+//!   the row's bound; its shrunk counterexample is replayed through a replay
+//!   token and must break the same property with the same explanation.
+//! - A **holds** row must survive `CI_SCHEDULES` random schedules with the
+//!   scenario's faults in the default run, and 100000 in the `--ignored` run
+//!   (`cargo test --release -p zkcheck --test seed_verdicts -- --ignored`).
+
+mod verdicts;
+
+use verdicts::table::{self, Expect};
+use zkcheck::monitor::Property;
+use zkcheck::monitor::Property::*;
+
+/// Schedules per "holds" row in the default (CI) run.
+const CI_SCHEDULES: u64 = 300;
+/// Schedules per "holds" row in the `--ignored` run.
+const FULL_SCHEDULES: u64 = 100_000;
+
+fn assert_violated(file: &str, check: Property) {
+    let row = table::row(file, check);
+    let recipe = row.recipe;
+    let Expect::Violated { within } = row.expect else {
+        panic!("{recipe} × {check:?} is not a violated row");
+    };
+    let scenario = table::scenario(&row);
+    let found = table::find(&scenario, within, 2)
+        .unwrap_or_else(|| panic!("{recipe} × {check:?}: no violation in {within} schedules"));
+    assert_eq!(
+        found.violation.property, check,
+        "{}",
+        found.violation.explanation
+    );
+    assert!(found.shrunk_steps <= found.raw_steps);
+    assert!(found.shrunk_steps > 0);
+    assert!(found.token.starts_with("zk1:"));
+    assert!(
+        found.trace.contains("VIOLATION"),
+        "the replayed trace ends with the violation"
+    );
+    println!(
+        "{recipe} × {check:?}: seed {}, {} → {} steps\n{}\nreplay: {}",
+        found.seed, found.raw_steps, found.shrunk_steps, found.violation.explanation, found.token
+    );
+}
+
+fn assert_holds(file: &str, check: Property, schedules: u64) {
+    let row = table::row(file, check);
+    let recipe = row.recipe;
+    assert_eq!(
+        row.expect,
+        Expect::Holds,
+        "{recipe} × {check:?} is not a holds row"
+    );
+    let scenario = table::scenario(&row);
+    let faults = scenario.faults;
+    assert!(
+        faults.connection_drops
+            + faults.expiries
+            + faults.pauses
+            + faults.crashes
+            + faults.partitions
+            > 0,
+        "a holds row is judged with faults"
+    );
+    let r = table::sweep(&scenario, schedules, 2);
+    assert!(r.failure.is_none(), "{recipe} × {check:?}: {:?}", r.failure);
+    assert_eq!(r.schedules, schedules);
+}
+
+/// `seed001-ouyang-lock`: MutualExclusion is violated.
+#[test]
+fn ouyang_lock_expiry_mutual_exclusion_violated() {
+    assert_violated("ouyang-lock-expiry.toml", MutualExclusion);
+}
+
+/// `seed001-ouyang-lock`: Fifo holds (CI_SCHEDULES schedules).
+#[test]
+fn ouyang_lock_faults_fifo_holds() {
+    assert_holds("ouyang-lock-faults.toml", Fifo, CI_SCHEDULES);
+}
+
+/// `seed001-ouyang-lock`: Fifo holds (100000 schedules).
+#[test]
+#[ignore = "100000 schedules: run with --release -- --ignored"]
+fn ouyang_lock_faults_fifo_holds_100000() {
+    assert_holds("ouyang-lock-faults.toml", Fifo, FULL_SCHEDULES);
+}
+
+/// `seed001-ouyang-lock`: NoHerd holds (CI_SCHEDULES schedules).
+#[test]
+fn ouyang_lock_faults_no_herd_holds() {
+    assert_holds("ouyang-lock-faults.toml", NoHerd, CI_SCHEDULES);
+}
+
+/// `seed001-ouyang-lock`: NoHerd holds (100000 schedules).
+#[test]
+#[ignore = "100000 schedules: run with --release -- --ignored"]
+fn ouyang_lock_faults_no_herd_holds_100000() {
+    assert_holds("ouyang-lock-faults.toml", NoHerd, FULL_SCHEDULES);
+}
+
+/// `seed001-ouyang-lock`: NoLeaks holds (CI_SCHEDULES schedules).
+#[test]
+fn ouyang_lock_faults_no_leaks_holds() {
+    assert_holds("ouyang-lock-faults.toml", NoLeaks, CI_SCHEDULES);
+}
+
+/// `seed001-ouyang-lock`: NoLeaks holds (100000 schedules).
+#[test]
+#[ignore = "100000 schedules: run with --release -- --ignored"]
+fn ouyang_lock_faults_no_leaks_holds_100000() {
+    assert_holds("ouyang-lock-faults.toml", NoLeaks, FULL_SCHEDULES);
+}
+
+/// `seed001-ouyang-rwlock`: MutualExclusion is violated.
+#[test]
+fn ouyang_rwlock_expiry_mutual_exclusion_violated() {
+    assert_violated("ouyang-rwlock-expiry.toml", MutualExclusion);
+}
+
+/// `seed001-ouyang-rwlock`: NoHerd holds (CI_SCHEDULES schedules).
+#[test]
+fn ouyang_rwlock_faults_no_herd_holds() {
+    assert_holds("ouyang-rwlock-faults.toml", NoHerd, CI_SCHEDULES);
+}
+
+/// `seed001-ouyang-rwlock`: NoHerd holds (100000 schedules).
+#[test]
+#[ignore = "100000 schedules: run with --release -- --ignored"]
+fn ouyang_rwlock_faults_no_herd_holds_100000() {
+    assert_holds("ouyang-rwlock-faults.toml", NoHerd, FULL_SCHEDULES);
+}
+
+/// `seed001-ouyang-rwlock`: NoLeaks holds (CI_SCHEDULES schedules).
+#[test]
+fn ouyang_rwlock_faults_no_leaks_holds() {
+    assert_holds("ouyang-rwlock-faults.toml", NoLeaks, CI_SCHEDULES);
+}
+
+/// `seed001-ouyang-rwlock`: NoLeaks holds (100000 schedules).
+#[test]
+#[ignore = "100000 schedules: run with --release -- --ignored"]
+fn ouyang_rwlock_faults_no_leaks_holds_100000() {
+    assert_holds("ouyang-rwlock-faults.toml", NoLeaks, FULL_SCHEDULES);
+}
+
+/// `seed003-apache-writelock`: MutualExclusion is violated.
+#[test]
+fn apache_writelock_nofaults_mutual_exclusion_violated() {
+    assert_violated("apache-writelock-nofaults.toml", MutualExclusion);
+}
+
+/// `seed003-apache-writelock`: Fifo is violated.
+#[test]
+fn apache_writelock_fifo_fifo_violated() {
+    assert_violated("apache-writelock-fifo.toml", Fifo);
+}
+
+/// `seed003-apache-writelock`: Liveness is violated.
+#[test]
+fn apache_writelock_drop_liveness_violated() {
+    assert_violated("apache-writelock-drop.toml", Liveness);
+}
+
+/// `seed003-apache-writelock`: NoHerd is violated.
+#[test]
+fn apache_writelock_herd_no_herd_violated() {
+    assert_violated("apache-writelock-herd.toml", NoHerd);
+}
+
+/// `seed002-writelock`: Liveness is violated.
+#[test]
+fn writelock_nofaults_liveness_violated() {
+    assert_violated("writelock-nofaults.toml", Liveness);
+}
+
+/// `seed002-writelock`: MutualExclusion is violated.
+#[test]
+fn writelock_expiry_mutual_exclusion_violated() {
+    assert_violated("writelock-expiry.toml", MutualExclusion);
+}
+
+/// `seed002-writelock`: Fifo is violated.
+#[test]
+fn writelock_faults_fifo_violated() {
+    assert_violated("writelock-faults.toml", Fifo);
+}
+
+/// `seed002-writelock`: NoHerd holds (CI_SCHEDULES schedules).
+#[test]
+fn writelock_faults_no_herd_holds() {
+    assert_holds("writelock-faults.toml", NoHerd, CI_SCHEDULES);
+}
+
+/// `seed002-writelock`: NoHerd holds (100000 schedules).
+#[test]
+#[ignore = "100000 schedules: run with --release -- --ignored"]
+fn writelock_faults_no_herd_holds_100000() {
+    assert_holds("writelock-faults.toml", NoHerd, FULL_SCHEDULES);
+}
+
+/// `seed002-queue`: QueueSafety is violated.
+#[test]
+fn queue_drop_queue_safety_violated() {
+    assert_violated("queue-drop.toml", QueueSafety);
+}
+
+/// `seed002-queue`: QueueSafety holds (CI_SCHEDULES schedules).
+#[test]
+fn queue_nofaults_queue_safety_holds() {
+    assert_holds("queue-nofaults.toml", QueueSafety, CI_SCHEDULES);
+}
+
+/// `seed002-queue`: QueueSafety holds (100000 schedules).
+#[test]
+#[ignore = "100000 schedules: run with --release -- --ignored"]
+fn queue_nofaults_queue_safety_holds_100000() {
+    assert_holds("queue-nofaults.toml", QueueSafety, FULL_SCHEDULES);
+}
+
+/// `seed002-queue-poll`: QueueSafety is violated.
+#[test]
+fn queue_poll_drop_queue_safety_violated() {
+    assert_violated("queue-poll-drop.toml", QueueSafety);
+}
+
+/// `seed002-queue-poll`: QueueSafety holds (CI_SCHEDULES schedules).
+#[test]
+fn queue_poll_nofaults_queue_safety_holds() {
+    assert_holds("queue-poll-nofaults.toml", QueueSafety, CI_SCHEDULES);
+}
+
+/// `seed002-queue-poll`: QueueSafety holds (100000 schedules).
+#[test]
+#[ignore = "100000 schedules: run with --release -- --ignored"]
+fn queue_poll_nofaults_queue_safety_holds_100000() {
+    assert_holds("queue-poll-nofaults.toml", QueueSafety, FULL_SCHEDULES);
+}
+
+/// `seed002-curator-mutex`: MutualExclusion is violated.
+#[test]
+fn curator_mutex_pause_mutual_exclusion_violated() {
+    assert_violated("curator-mutex-pause.toml", MutualExclusion);
+}
+
+/// `seed002-curator-mutex`: FencedExclusion holds (CI_SCHEDULES schedules).
+#[test]
+fn curator_mutex_pause_fenced_fenced_exclusion_holds() {
+    assert_holds(
+        "curator-mutex-pause-fenced.toml",
+        FencedExclusion,
+        CI_SCHEDULES,
+    );
+}
+
+/// `seed002-curator-mutex`: FencedExclusion holds (100000 schedules).
+#[test]
+#[ignore = "100000 schedules: run with --release -- --ignored"]
+fn curator_mutex_pause_fenced_fenced_exclusion_holds_100000() {
+    assert_holds(
+        "curator-mutex-pause-fenced.toml",
+        FencedExclusion,
+        FULL_SCHEDULES,
+    );
+}
+
+/// `seed002-curator-mutex`: Fifo holds (CI_SCHEDULES schedules).
+#[test]
+fn curator_mutex_faults_fifo_holds() {
+    assert_holds("curator-mutex-faults.toml", Fifo, CI_SCHEDULES);
+}
+
+/// `seed002-curator-mutex`: Fifo holds (100000 schedules).
+#[test]
+#[ignore = "100000 schedules: run with --release -- --ignored"]
+fn curator_mutex_faults_fifo_holds_100000() {
+    assert_holds("curator-mutex-faults.toml", Fifo, FULL_SCHEDULES);
+}
+
+/// `seed002-curator-mutex`: NoHerd holds (CI_SCHEDULES schedules).
+#[test]
+fn curator_mutex_faults_no_herd_holds() {
+    assert_holds("curator-mutex-faults.toml", NoHerd, CI_SCHEDULES);
+}
+
+/// `seed002-curator-mutex`: NoHerd holds (100000 schedules).
+#[test]
+#[ignore = "100000 schedules: run with --release -- --ignored"]
+fn curator_mutex_faults_no_herd_holds_100000() {
+    assert_holds("curator-mutex-faults.toml", NoHerd, FULL_SCHEDULES);
+}
+
+/// `seed002-curator-mutex`: Liveness holds (CI_SCHEDULES schedules).
+#[test]
+fn curator_mutex_faults_liveness_holds() {
+    assert_holds("curator-mutex-faults.toml", Liveness, CI_SCHEDULES);
+}
+
+/// `seed002-curator-mutex`: Liveness holds (100000 schedules).
+#[test]
+#[ignore = "100000 schedules: run with --release -- --ignored"]
+fn curator_mutex_faults_liveness_holds_100000() {
+    assert_holds("curator-mutex-faults.toml", Liveness, FULL_SCHEDULES);
+}
+
+/// `seed002-curator-mutex`: NoLeaks holds (CI_SCHEDULES schedules).
+#[test]
+fn curator_mutex_faults_no_leaks_holds() {
+    assert_holds("curator-mutex-faults.toml", NoLeaks, CI_SCHEDULES);
+}
+
+/// `seed002-curator-mutex`: NoLeaks holds (100000 schedules).
+#[test]
+#[ignore = "100000 schedules: run with --release -- --ignored"]
+fn curator_mutex_faults_no_leaks_holds_100000() {
+    assert_holds("curator-mutex-faults.toml", NoLeaks, FULL_SCHEDULES);
+}
+
+/// `seed002-curator-leader`: Election is violated.
+#[test]
+fn curator_leader_pause_election_violated() {
+    assert_violated("curator-leader-pause.toml", Election);
+}
+
+/// `seed002-curator-leader`: Election is violated (no leader emerges).
+#[test]
+fn curator_leader_faults_election_violated() {
+    assert_violated("curator-leader-faults.toml", Election);
+}
+
+/// `seed002-curator-leader`: Election holds (CI_SCHEDULES schedules).
+#[test]
+fn curator_leader_drops_election_holds() {
+    assert_holds("curator-leader-drops.toml", Election, CI_SCHEDULES);
+}
+
+/// `seed002-curator-leader`: Election holds (100000 schedules).
+#[test]
+#[ignore = "100000 schedules: run with --release -- --ignored"]
+fn curator_leader_drops_election_holds_100000() {
+    assert_holds("curator-leader-drops.toml", Election, FULL_SCHEDULES);
+}
+
+/// `seed002-curator-leader`: Election is violated.
+#[test]
+fn curator_leader_expiry_election_violated() {
+    assert_violated("curator-leader-expiry.toml", Election);
+}
+
+/// `seed004-zklock`: MutualExclusion is violated.
+#[test]
+fn zklock_expiry_mutual_exclusion_violated() {
+    assert_violated("zklock-expiry.toml", MutualExclusion);
+}
+
+/// `seed004-zklock`: Liveness is violated.
+#[test]
+fn zklock_nofaults_liveness_violated() {
+    assert_violated("zklock-nofaults.toml", Liveness);
+}
+
+/// `seed004-zklock`: NoHerd holds (CI_SCHEDULES schedules).
+#[test]
+fn zklock_faults_no_herd_holds() {
+    assert_holds("zklock-faults.toml", NoHerd, CI_SCHEDULES);
+}
+
+/// `seed004-zklock`: NoHerd holds (100000 schedules).
+#[test]
+#[ignore = "100000 schedules: run with --release -- --ignored"]
+fn zklock_faults_no_herd_holds_100000() {
+    assert_holds("zklock-faults.toml", NoHerd, FULL_SCHEDULES);
+}
+
+/// `zkcheck list` shows every seed port on one line with the seed it comes
+/// from, and every seed port listed there has at least one verdict row.
+#[test]
+fn list_names_each_seed_port_with_its_seed_and_each_has_a_verdict() {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_zkcheck"))
+        .arg("list")
+        .output()
+        .expect("the zkcheck binary runs");
+    assert_eq!(o.status.code(), Some(0));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let seeds: Vec<_> = zkrecipes::RECIPES
+        .iter()
+        .filter(|r| r.origin.starts_with("seed"))
+        .collect();
+    assert_eq!(seeds.len(), 9, "the nine seed ports are registered");
+    for r in seeds {
+        let number = r.name.get(4..7).expect("seed names start with seedNNN");
+        assert_eq!(r.origin, format!("seed {number}"), "{}", r.name);
+        let line = out
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(r.name))
+            .unwrap_or_else(|| panic!("{} missing from: {out}", r.name));
+        assert!(line.contains(r.origin), "{line}");
+        assert!(
+            table::ROWS.iter().any(|row| row.recipe == r.name),
+            "{} has no verdict row",
+            r.name
+        );
+    }
+}
