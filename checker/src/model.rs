@@ -27,6 +27,12 @@ impl Model {
     /// The scenario must be valid ([`Scenario::validate`]); an unknown
     /// recipe builds no clients.
     pub fn new(scenario: &Scenario) -> Self {
+        Self::with_start_log(scenario, &mut Vec::new())
+    }
+
+    /// [`Model::new`], also handing back what starting the clients did
+    /// (traces print it before the first step).
+    pub fn with_start_log(scenario: &Scenario, start: &mut Vec<Happening<AppEvent>>) -> Self {
         let clients: Vec<AnyRecipe> = match scenario.recipe_info() {
             Some(info) => (0..scenario.clients)
                 .map(|i| (info.build)(&scenario.params(i)))
@@ -35,8 +41,8 @@ impl Model {
         };
         // The monitors see what starting the clients did (their first
         // requests, any early events) like any other step.
-        let mut start = Vec::new();
-        let world = World::new_with_log(scenario.config(), clients, &mut start);
+        start.clear();
+        let world = World::new_with_log(scenario.config(), clients, start);
         let mut monitors = MonitorSet::new(
             scenario.family(),
             scenario.clients,
@@ -44,7 +50,7 @@ impl Model {
             &scenario.hard,
             &scenario.report,
         );
-        monitors.start(&world, &start);
+        monitors.start(&world, start);
         Model { world, monitors }
     }
 

@@ -26,6 +26,15 @@ pub struct Trace {
 }
 
 impl Trace {
+    /// Record what starting the clients did, before the first step.
+    pub fn start(&mut self, model: &Model, log: &[Happening<AppEvent>]) {
+        for h in log {
+            if let Some(line) = describe_happening(model, h) {
+                let _ = writeln!(self.text, "start t={:<4} {line}", model.world.now());
+            }
+        }
+    }
+
     /// Record one step (called after the step is applied).
     pub fn record(&mut self, model: &Model, event: &Event, log: &[Happening<AppEvent>]) {
         let prefix = format!("{:>5} t={:<4}", self.step, model.world.now());

@@ -50,6 +50,7 @@ fn lock(recipe: &str, faults: impl FnOnce(&mut Scenario), hard: &[Property]) -> 
 #[test]
 fn sequential_lock_passes_random_and_pct_schedules_with_faults() {
     let scenario = scenario_file("lock-sequential-faults.toml");
+    assert!(scenario.faults.expiries > 0 && scenario.faults.connection_drops > 0);
     let r = random(&scenario, 300);
     assert!(r.failure.is_none(), "{:?}", r.failure);
     assert_eq!(r.schedules, 300);
@@ -63,6 +64,27 @@ fn sequential_lock_passes_random_and_pct_schedules_with_faults() {
         o.schedules = 200;
     });
     assert!(p.failure.is_none(), "{:?}", p.failure);
+}
+
+/// Without expiries (connection loss and short pauses only) belief-level
+/// exclusion holds too; with an expiry it cannot, for any recipe: the
+/// leader frees the lock before the holder hears its session is gone.
+#[test]
+fn belief_mutex_holds_without_expiries_and_breaks_with_them() {
+    let mut scenario = scenario_file("lock-sequential-faults.toml");
+    scenario.hard.push(Property::MutualExclusion);
+    let mut no_expiry = scenario.clone();
+    no_expiry.faults.expiries = 0;
+    let r = random(&no_expiry, 300);
+    assert!(r.failure.is_none(), "{:?}", r.failure);
+    let r = random(&scenario, 3000);
+    let failure = r.failure.expect("an expiry opens a two-holder window");
+    assert_eq!(failure.violation.property, Property::MutualExclusion);
+    assert!(failure
+        .schedule
+        .events
+        .iter()
+        .any(|e| matches!(e, zksim::Event::Fault(zksim::Fault::ExpireSession { .. }))));
 }
 
 #[test]
@@ -211,19 +233,32 @@ fn bfs_of_the_small_scenario_completes() {
 }
 
 #[test]
-fn bfs_finds_a_short_counterexample_that_random_shrinking_cannot_beat() {
-    let mut scenario = lock("sequential-watch-lowest", |_| {}, &[Property::NoHerd]);
+fn bfs_finds_a_shortest_counterexample() {
+    let mut scenario = lock(
+        "sequential-ignore-session",
+        |s| s.faults.expiries = 1,
+        &[Property::MutualExclusion],
+    );
+    scenario.clients = 2;
     scenario.ensemble.servers = 1;
+    scenario.ensemble.max_time = 1;
     scenario.workload.rounds = 1;
+    scenario.workload.hold_ticks = 1;
+    scenario.workload.think_ticks = 0;
     let bfs = explore_with(&scenario, |o| {
         o.strategy = StrategyKind::Bfs;
         o.depth = 80;
     });
-    let bfs_failure = bfs.failure.expect("BFS finds the herd");
-    assert_eq!(bfs_failure.violation.property, Property::NoHerd);
-    let random_failure = random(&scenario, 500)
+    let bfs_failure = bfs.failure.expect("BFS finds the stale holder");
+    assert_eq!(bfs_failure.violation.property, Property::MutualExclusion);
+    assert!(bfs_failure.schedule.faults() == 1, "the expiry is needed");
+    // Nothing shorter fails: shrinking the BFS schedule cannot remove a step,
+    // and a shrunk random counterexample is never shorter.
+    let again = shrink(&scenario, &bfs_failure.schedule, &bfs_failure.violation);
+    assert_eq!(again.schedule.len(), bfs_failure.schedule.len());
+    let random_failure = random(&scenario, 2000)
         .failure
-        .expect("random finds the herd");
+        .expect("random finds it too");
     let shrunk = shrink(
         &scenario,
         &random_failure.schedule,

@@ -109,7 +109,7 @@ registry! {
     SequentialNoRecheck(crate::lock::flaws::SequentialNoRecheck) = "sequential-no-recheck", Lock, "zkcheck", "Flawed (W3): takes the lock when its predecessor goes, without re-listing; breaks mutual exclusion.";
     SequentialIgnoreSession(crate::lock::flaws::SequentialIgnoreSession) = "sequential-ignore-session", Lock, "zkcheck", "Flawed (W5): ignores Disconnected/Expired and keeps holding; breaks belief-level mutual exclusion.";
     SequentialWatchLowest(crate::lock::flaws::SequentialWatchLowest) = "sequential-watch-lowest", Lock, "zkcheck", "Flawed (W6): every waiter watches the lowest node; each release wakes them all (herd).";
-    SequentialBlindRetry(crate::lock::flaws::SequentialBlindRetry) = "sequential-blind-retry", Lock, "zkcheck", "Flawed (W4): recreates after ConnectionLoss without looking for its first node; orphans leak and block.";
+    SequentialBlindRetry(crate::lock::flaws::SequentialBlindRetry) = "sequential-blind-retry", Lock, "zkcheck", "Flawed (W4): recreates after ConnectionLoss without looking for its first node; the orphan blocks everyone, itself included (liveness).";
     SequentialStringSort(crate::lock::flaws::SequentialStringSort) = "sequential-string-sort", Lock, "zkcheck", "Flawed (W1): sorts guid-tagged names as strings; a later client can jump the holder (mutual exclusion, FIFO).";
     NaiveNoRewatch(crate::lock::flaws::NaiveNoRewatch) = "naive-no-rewatch", Lock, "zkcheck", "Flawed (W2): waits for a watch when exists says the lock node is gone; the last waiter waits forever.";
 }

@@ -86,6 +86,25 @@ fn ignore_session_keeps_holding_through_disconnect_and_expiry() {
 }
 
 #[test]
+fn ignore_session_asks_again_where_the_correct_one_waits_for_the_disconnect() {
+    let pred = "lock-c0s20a1-0000000001";
+    let mut good = enqueued::<SequentialLock>();
+    let mut bad = enqueued::<SequentialIgnoreSession>();
+    // The listing's reply is lost with the connection.
+    assert!(good.reply(2, Err(ZkError::ConnectionLoss)).sent.is_empty());
+    assert_eq!(
+        bad.reply(2, Err(ZkError::ConnectionLoss)).sent,
+        [(3, children_of("/lock"))]
+    );
+    let out = bad.reply(3, children(&[pred, MINE]));
+    assert_eq!(out.sent, [(4, exists_watch(&format!("/lock/{pred}")))]);
+    assert_eq!(
+        bad.reply(4, Err(ZkError::ConnectionLoss)).sent,
+        [(5, exists_watch(&format!("/lock/{pred}")))]
+    );
+}
+
+#[test]
 fn watch_lowest_watches_the_holder_instead_of_the_predecessor() {
     let names = ["lock-c2s30a1-0000000000", "lock-c0s20a1-0000000001", MINE];
     let mut good = enqueued::<SequentialLock>();

@@ -7,7 +7,7 @@ use zkrecipes::lock::flaws::NaiveNoRewatch;
 use zkrecipes::lock::NaiveLock;
 use zkrecipes::testkit::{created, exists};
 use zkrecipes::AppEvent;
-use zksim::{Client, EventType, SessionEvent, SessionRequest, ZkError};
+use zksim::{Client, EventType, Response, SessionEvent, SessionRequest, ZkError};
 
 const LOCK: &str = "/lock/lock";
 
@@ -87,15 +87,20 @@ fn disconnect_while_holding_loses_the_lock_and_cleans_up_only_its_own_node() {
     assert_eq!(out.events, [REQ]);
     assert_eq!(
         out.sent,
-        [(2, exists_nowatch(LOCK)), (3, create_ephemeral(LOCK))]
+        [
+            (2, sync(LOCK)),
+            (3, exists_nowatch(LOCK)),
+            (4, create_ephemeral(LOCK))
+        ]
     );
+    assert!(h.reply(2, Ok(Response::Synced)).sent.is_empty());
     // Still ours: delete it.
-    let out = h.reply(2, exists(Some((9, ME))));
-    assert_eq!(out.sent, [(4, delete(LOCK))]);
-    let out = h.reply(3, Err(ZkError::NodeExists));
-    assert_eq!(out.sent, [(5, exists_watch(LOCK))]);
-    let out = h.reply(5, exists(None));
-    assert_eq!(out.sent, [(6, create_ephemeral(LOCK))]);
+    let out = h.reply(3, exists(Some((9, ME))));
+    assert_eq!(out.sent, [(5, delete(LOCK))]);
+    let out = h.reply(4, Err(ZkError::NodeExists));
+    assert_eq!(out.sent, [(6, exists_watch(LOCK))]);
+    let out = h.reply(6, exists(None));
+    assert_eq!(out.sent, [(7, create_ephemeral(LOCK))]);
 }
 
 #[test]
@@ -104,7 +109,8 @@ fn cleanup_never_deletes_another_clients_node() {
     h.reply(1, created(LOCK, 9, ME));
     h.session(SessionEvent::Disconnected);
     h.session(SessionEvent::SyncConnected);
-    let out = h.reply(2, exists(Some((12, OTHER))));
+    h.reply(2, Ok(Response::Synced));
+    let out = h.reply(3, exists(Some((12, OTHER))));
     assert!(out.sent.is_empty());
 }
 

@@ -124,7 +124,7 @@ fn connection_loss_on_create_creates_again_when_its_node_is_not_there() {
 }
 
 #[test]
-fn after_a_disconnect_the_lost_create_is_looked_for_on_retry() {
+fn after_a_disconnect_the_lost_create_is_not_adopted_but_cleaned_up() {
     let (mut h, _) = started::<SequentialLock>(1, 1);
     // The Java client fails the op first, then tells the watcher.
     h.reply(1, Err(ZkError::ConnectionLoss)); // sends op 2 (queued)
@@ -132,11 +132,24 @@ fn after_a_disconnect_the_lost_create_is_looked_for_on_retry() {
     assert_eq!(out.events, [AppEvent::GaveUp]);
     let out = h.session(SessionEvent::SyncConnected);
     assert_eq!(out.events, [REQ]);
-    assert_eq!(out.sent, [(3, children_of("/lock"))]);
-    // The abandoned lookup's answer is ignored; the new one adopts.
+    // A new request queues anew: a new node, not the old one.
+    assert_eq!(out.sent, [(3, create_seq("/lock/lock-c1s10a2-"))]);
+    // The abandoned lookup's answer is ignored.
     assert!(h.reply(2, children(&[MINE])).sent.is_empty());
-    let out = h.reply(3, children(&[MINE]));
-    assert_eq!(out.sent, [(4, exists_nowatch(&format!("/lock/{MINE}")))]);
+    let new = "lock-c1s10a2-0000000004";
+    let out = h.reply(3, created(&format!("/lock/{new}"), 8, ME));
+    assert_eq!(out.events, [enq(4)]);
+    // The old attempt's node (seq 2) is lower, but it is ours: deleted,
+    // not waited on. PRED's node (seq 3) queued while we were away: wait.
+    let pred = "lock-c0s20a1-0000000003";
+    let out = h.reply(4, children(&[MINE, pred, new]));
+    assert_eq!(
+        out.sent,
+        [
+            (5, delete(&format!("/lock/{MINE}"))),
+            (6, exists_watch(&format!("/lock/{pred}")))
+        ]
+    );
 }
 
 #[test]
@@ -230,19 +243,30 @@ fn thinks_between_rounds_then_asks_again() {
 }
 
 #[test]
-fn root_create_lost_is_sent_again_on_reconnect() {
+fn root_create_lost_is_sent_again() {
     let mut h = Harness::new(
         <SequentialLock as zkrecipes::Recipe>::new(&params(1, 1)),
         ME,
     );
     h.start();
+    // The Java order: the op fails first, then `Disconnected` comes.
     let out = h.reply(0, Err(ZkError::ConnectionLoss));
-    assert!(out.sent.is_empty() && out.events.is_empty());
-    h.session(SessionEvent::Disconnected);
-    let out = h.session(SessionEvent::SyncConnected);
     assert_eq!(out.sent, [(1, create_persistent("/lock"))]);
+    assert!(out.events.is_empty());
+    assert!(h.session(SessionEvent::Disconnected).sent.is_empty());
+    assert!(h.session(SessionEvent::SyncConnected).sent.is_empty());
     let out = h.reply(1, created("/lock", 1, 0));
     assert_eq!(out.events, [REQ]);
+    // Had the loss come after `Disconnected`, the reconnect asks again.
+    let mut h = Harness::new(
+        <SequentialLock as zkrecipes::Recipe>::new(&params(1, 1)),
+        ME,
+    );
+    h.start();
+    h.session(SessionEvent::Disconnected);
+    assert!(h.reply(0, Err(ZkError::ConnectionLoss)).sent.is_empty());
+    let out = h.session(SessionEvent::SyncConnected);
+    assert_eq!(out.sent, [(1, create_persistent("/lock"))]);
 }
 
 #[test]

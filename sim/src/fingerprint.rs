@@ -12,6 +12,7 @@
 //! good 64-bit mix, which is what visited-state dedup needs.
 
 use std::hash::{Hash, Hasher};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The golden-ratio multiplier, odd, with well spread bits.
 const K: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -123,6 +124,66 @@ pub fn stable_hash<T: Hash + ?Sized>(value: &T) -> u64 {
     hasher.finish()
 }
 
+/// A remembered [`stable_hash`] of a value that changes rarely and is
+/// hashed often (a server's data tree: changed by an apply, hashed by every
+/// fingerprint). The owner clears it whenever it changes the value and
+/// hashes `memo.get_or(|| stable_hash(&value))` instead of the value.
+///
+/// The memo is invisible to comparison and hashing (it is a function of
+/// the value), so its owner can still derive `Eq`. It is atomic so that the
+/// owner stays `Sync` (explorers may share states between threads).
+#[derive(Default)]
+pub struct HashMemo(AtomicU64);
+
+/// 0 means "not computed"; a real hash of 0 is stored as this instead.
+const ZERO_STANDIN: u64 = 0x5a5a_5a5a_5a5a_5a5a;
+
+impl HashMemo {
+    /// The remembered hash, computing it with `hash` if unknown.
+    #[inline]
+    pub fn get_or(&self, hash: impl FnOnce() -> u64) -> u64 {
+        let known = self.0.load(Ordering::Relaxed);
+        if known != 0 {
+            return known;
+        }
+        let fresh = match hash() {
+            0 => ZERO_STANDIN,
+            h => h,
+        };
+        self.0.store(fresh, Ordering::Relaxed);
+        fresh
+    }
+    /// Forget the hash: the value changed.
+    #[inline]
+    pub fn clear(&mut self) {
+        *self.0.get_mut() = 0;
+    }
+}
+
+impl Clone for HashMemo {
+    fn clone(&self) -> Self {
+        HashMemo(AtomicU64::new(self.0.load(Ordering::Relaxed)))
+    }
+}
+
+impl PartialEq for HashMemo {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for HashMemo {}
+
+impl Hash for HashMemo {
+    fn hash<H: Hasher>(&self, _: &mut H) {}
+}
+
+impl std::fmt::Debug for HashMemo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("HashMemo")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -136,6 +197,18 @@ mod tests {
         assert_ne!(stable_hash(&0u64), stable_hash(&1u64));
         assert_ne!(stable_hash("ab"), stable_hash("ab\0"));
         assert_ne!(stable_hash(&(1u32, 2u32)), stable_hash(&(2u32, 1u32)));
+    }
+
+    #[test]
+    fn memo_remembers_until_cleared() {
+        let mut memo = HashMemo::default();
+        assert_eq!(memo.get_or(|| 7), 7);
+        assert_eq!(memo.get_or(|| 9), 7);
+        assert_eq!(memo.clone().get_or(|| 9), 7);
+        memo.clear();
+        assert_eq!(memo.get_or(|| 9), 9);
+        memo.clear();
+        assert_eq!(memo.get_or(|| 0), ZERO_STANDIN);
     }
 
     #[test]

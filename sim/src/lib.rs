@@ -9,7 +9,8 @@
 //! through [`Client`], checkers drive [`World::enabled`] and [`World::step`].
 //!
 //! The rules it follows are ZooKeeper 3.8's, listed with ids (S1…) in
-//! `docs/ZK-SEMANTICS.md`; `tests/rules.rs` has one test per rule.
+//! `docs/ZK-SEMANTICS.md`; `tests/rules_tree.rs` and `tests/rules_world.rs`
+//! have tests named after the rules.
 
 pub mod client;
 pub mod demo;

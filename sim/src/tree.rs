@@ -17,20 +17,15 @@
 mod apply;
 mod java_order;
 mod prepare;
+mod wire;
+
+pub use wire::{exceeds_max_buffer, request_len, JUTE_MAX_BUFFER};
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use crate::path::validate_path;
 use crate::proto::{EventType, Op, Reply, Response, SessionId, Stat, ZkError, Zxid};
-
-/// The largest node data the simulator accepts (rule S12), 1 MiB.
-///
-/// The real limit is `jute.maxbuffer` (default `0xfffff`) on the whole
-/// request packet; an oversized packet makes the server drop the connection
-/// before the request is prepared. The simulator instead rejects data longer
-/// than this with [`ZkError::BadArguments`] at preparation: a clear error, not
-/// a byte-exact model of the packet size.
-pub const MAX_DATA_LEN: usize = 1024 * 1024;
 
 /// The nodes every fresh 3.8 server has (`DataTree()` and `addConfigNode`).
 const SYSTEM_NODES: [&str; 4] = ["/", "/zookeeper", "/zookeeper/quota", "/zookeeper/config"];
@@ -52,7 +47,7 @@ pub struct Node {
     pub seq_counter: i32,
     /// Length of the Java `HashSet` table that holds the children on a real
     /// server (0 before the first child): it decides the order in which
-    /// `getChildren` lists them (S30, see [`DataTree::children_in_server_order`]).
+    /// `getChildren` lists them (S30, see `tree/java_order.rs`).
     pub child_table_len: u32,
 }
 
@@ -130,12 +125,19 @@ pub struct Trigger {
     pub kind: EventType,
 }
 
+/// Nodes by path. Shared copy-on-write at two levels — the map and each
+/// node — because the model checker clones trees far more often than it
+/// changes them: a clone costs two reference counts, and the first write to
+/// a shared tree copies the map (whose keys and nodes are shared pointers)
+/// and then only the nodes it touches.
+type NodeMap = BTreeMap<Arc<str>, Arc<Node>>;
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct DataTree {
-    nodes: BTreeMap<String, Node>,
+    nodes: Arc<NodeMap>,
     /// Ephemeral paths by owner (`DataTree.ephemerals`), so that closing a
     /// session does not scan the tree.
-    ephemerals: BTreeMap<SessionId, BTreeSet<String>>,
+    ephemerals: Arc<BTreeMap<SessionId, BTreeSet<String>>>,
     last_zxid: Zxid,
 }
 
@@ -147,23 +149,31 @@ impl Default for DataTree {
 
 impl DataTree {
     /// A fresh tree as a new 3.8 server has it: `/` with child `zookeeper`,
-    /// which has children `quota` and `config`. All Stats are zero except
-    /// the derived `numChildren` and `cversion` (so `/` reads
-    /// `cversion = -1`, `/zookeeper` `cversion = -2`, as on a real server).
+    /// which has children `quota` and `config`, all empty. All Stats are
+    /// zero except the derived `numChildren` and `cversion` (so `/` reads
+    /// `cversion = -1`, `/zookeeper` `cversion = -2`) and the config node's
+    /// `aversion = -1` — as measured on a fresh 3.8.0 standalone server.
+    /// (In a quorum with dynamic reconfig the config node holds the
+    /// membership; not modelled.)
     pub fn new() -> Self {
-        let mut nodes = BTreeMap::new();
-        for path in SYSTEM_NODES {
-            nodes.insert(path.to_string(), Node::new(Vec::new(), Stat::default()));
-        }
         let mut tree = DataTree {
-            nodes,
-            ephemerals: BTreeMap::new(),
+            nodes: Arc::default(),
+            ephemerals: Arc::default(),
             last_zxid: 0,
         };
+        for path in SYSTEM_NODES {
+            tree.insert_node(path, Node::new(Vec::new(), Stat::default()));
+        }
         for path in &SYSTEM_NODES[1..] {
             let (parent, name) = crate::path::split(path);
-            let parent = tree.nodes.get_mut(parent).expect("system parent");
-            parent.add_child(name);
+            if let Some(parent) = tree.node_mut(parent) {
+                parent.add_child(name);
+            }
+        }
+        // `addConfigNode` sets its ACL with `setACL(..., -1)`, which stores
+        // the given version: a fresh server reads `aversion = -1` there.
+        if let Some(config) = tree.node_mut(CONFIG_NODE) {
+            config.stat.aversion = -1;
         }
         tree
     }
@@ -179,10 +189,23 @@ impl DataTree {
 
     /// Leader side: the txn that closes or expires `session`, listing the
     /// ephemerals it owns in this tree (`PrepRequestProcessor`, closeSession).
+    ///
+    /// The list is in the order the real server deletes them, which decides
+    /// the order of the watch events the close fires: the order of a Java
+    /// `HashSet` clone of the session's ephemeral set (see
+    /// `java_order::close_session_order`).
     pub fn prepare_close_session(&self, session: SessionId) -> Txn {
+        let mut keyed: Vec<(Zxid, String)> = self
+            .ephemerals
+            .get(&session)
+            .into_iter()
+            .flatten()
+            .map(|path| (self.get(path).map_or(0, |n| n.stat.czxid), path.clone()))
+            .collect();
+        java_order::close_session_order(&mut keyed);
         Txn::CloseSession {
             session,
-            ephemerals: self.ephemerals_of(session),
+            ephemerals: keyed.into_iter().map(|(_, path)| path).collect(),
         }
     }
 
@@ -210,16 +233,16 @@ impl DataTree {
     pub fn read(&self, op: &Op) -> Reply {
         validate_path(op.path())?;
         match op {
-            Op::Exists { path, .. } => Ok(Response::Exists(self.nodes.get(path).map(|n| n.stat))),
+            Op::Exists { path, .. } => Ok(Response::Exists(self.get(path).map(|n| n.stat))),
             Op::GetData { path, .. } => {
-                let node = self.nodes.get(path).ok_or(ZkError::NoNode)?;
+                let node = self.get(path).ok_or(ZkError::NoNode)?;
                 Ok(Response::Data {
                     data: node.data.clone(),
                     stat: node.stat,
                 })
             }
             Op::GetChildren { path, .. } => {
-                let node = self.nodes.get(path).ok_or(ZkError::NoNode)?;
+                let node = self.get(path).ok_or(ZkError::NoNode)?;
                 Ok(Response::Children {
                     names: self.children_in_server_order(path, node),
                     stat: node.stat,
@@ -240,7 +263,7 @@ impl DataTree {
             .map(|name| {
                 let czxid = self
                     .nodes
-                    .get(&crate::path::join(path, name))
+                    .get(crate::path::join(path, name).as_str())
                     .map_or(0, |child| child.stat.czxid);
                 (java_order::bucket(name, node.child_table_len), czxid, name)
             })
@@ -250,12 +273,31 @@ impl DataTree {
     }
 
     pub fn get(&self, path: &str) -> Option<&Node> {
-        self.nodes.get(path)
+        self.nodes.get(path).map(|n| &**n)
+    }
+
+    /// A node to change, copied first if another tree shares it.
+    fn node_mut(&mut self, path: &str) -> Option<&mut Node> {
+        Arc::make_mut(&mut self.nodes)
+            .get_mut(path)
+            .map(Arc::make_mut)
+    }
+
+    fn insert_node(&mut self, path: &str, node: Node) {
+        Arc::make_mut(&mut self.nodes).insert(Arc::from(path), Arc::new(node));
+    }
+
+    fn remove_node(&mut self, path: &str) -> Option<Arc<Node>> {
+        Arc::make_mut(&mut self.nodes).remove(path)
+    }
+
+    fn contains(&self, path: &str) -> bool {
+        self.nodes.contains_key(path)
     }
 
     /// All nodes, in path order.
     pub fn nodes(&self) -> impl Iterator<Item = (&str, &Node)> {
-        self.nodes.iter().map(|(p, n)| (p.as_str(), n))
+        self.nodes.iter().map(|(p, n)| (&**p, &**n))
     }
 
     /// Paths of the ephemerals a session owns, sorted.
@@ -276,7 +318,7 @@ impl DataTree {
     /// parent near the 2^31 wrap without two billion creates. Returns
     /// `false` if there is no such node.
     pub fn set_seq_counter(&mut self, path: &str, counter: i32) -> bool {
-        match self.nodes.get_mut(path) {
+        match self.node_mut(path) {
             Some(node) => {
                 node.seq_counter = counter;
                 node.refresh_stat();

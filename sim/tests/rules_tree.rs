@@ -164,6 +164,14 @@ fn fresh_tree_matches_a_new_3_8_server() {
     );
     let zk = s.stat("/zookeeper");
     assert_eq!((zk.num_children, zk.cversion), (2, -2));
+    assert_eq!(s.stat("/zookeeper/quota"), Stat::default());
+    assert_eq!(
+        s.stat("/zookeeper/config"),
+        Stat {
+            aversion: -1,
+            ..Stat::default()
+        }
+    );
     assert_eq!(s.tree.last_zxid(), 0);
 }
 
@@ -206,6 +214,16 @@ fn s01_invalid_paths_are_bad_arguments() {
             "{system}"
         );
     }
+    // Under the read-only config node the parent's ACL answers first.
+    assert_eq!(
+        s.write(S1, delete("/zookeeper/config/x", -1)),
+        Err(ZkError::NoAuth)
+    );
+    assert_eq!(
+        s.write(S1, create("/zookeeper/config/x", Persistent)),
+        Err(ZkError::NoAuth)
+    );
+    assert!(s.write(S1, create("/zookeeper/x", Persistent)).is_ok());
     assert!(validate_path("/a.b/...").is_ok());
 }
 
@@ -507,20 +525,31 @@ fn s11_set_data_stat() {
 }
 
 #[test]
-fn s12_data_limit() {
+fn s12_request_size_limit() {
+    // Measured on 3.8.0: the packet limit is `jute.maxbuffer` = 0xfffff
+    // bytes including headers, so `setData("/big")` carries at most 1048551
+    // data bytes (a real server then drops the connection; the simulator
+    // refuses with BadArguments and changes nothing).
     let mut s = Server::new();
-    let limit = zksim::tree::MAX_DATA_LEN;
-    s.write(S1, create_data("/big", &vec![7; limit])).unwrap();
-    assert_eq!(s.stat("/big").data_length, limit as i32);
+    s.write(S1, create("/big", Persistent)).unwrap();
+    assert!(s
+        .write(S1, set_data("/big", &vec![7; 1_048_551], -1))
+        .is_ok());
+    assert_eq!(s.stat("/big").data_length, 1_048_551);
     assert_eq!(
-        s.write(S1, create_data("/bigger", &vec![7; limit + 1])),
+        s.write(S1, set_data("/big", &vec![7; 1_048_552], -1)),
         Err(ZkError::BadArguments)
     );
+    assert_eq!(s.stat("/big").version, 1);
+    assert!(s.write(S1, create_data("/cc", &vec![7; 1_048_525])).is_ok());
     assert_eq!(
-        s.write(S1, set_data("/big", &vec![7; limit + 1], -1)),
+        s.write(S1, create_data("/cd", &vec![7; 1_048_526])),
         Err(ZkError::BadArguments)
     );
-    assert_eq!(s.read(S1, exists("/bigger")), Ok(Response::Exists(None)));
+    assert_eq!(s.read(S1, exists("/cd")), Ok(Response::Exists(None)));
+    let big_multi = Op::Multi(vec![set_data("/big", &vec![7; 1_048_534], -1)]);
+    assert!(zksim::tree::exceeds_max_buffer(&big_multi));
+    assert_eq!(s.write(S1, big_multi), Err(ZkError::BadArguments));
 }
 
 #[test]
@@ -653,7 +682,9 @@ fn s22_close_session_deletes_ephemerals_in_one_txn() {
         txn,
         Txn::CloseSession {
             session: S1,
-            ephemerals: vec!["/p/e1".into(), "/p/e2-0000000001".into()]
+            // Java 17 prints this order for the clone of a HashSet holding
+            // /p/e1 then /p/e2-0000000001 (the server's deletion order).
+            ephemerals: vec!["/p/e2-0000000001".into(), "/p/e1".into()]
         }
     );
     let (reply, events) = s.commit(&txn); // 5
@@ -664,14 +695,17 @@ fn s22_close_session_deletes_ephemerals_in_one_txn() {
     assert_eq!(
         events,
         vec![
-            (S2, ev(EventType::NodeDeleted, "/p/e1")),
             (S2, ev(EventType::NodeChildrenChanged, "/p")),
+            (S2, ev(EventType::NodeDeleted, "/p/e1")),
         ]
     );
 }
 
 #[test]
 fn s25_set_watches_replays_missed_events() {
+    // The same scenario as `sim/tests/oracle/WatchOracle.java` on a real
+    // 3.8.0 server, which replays exactly these events in this order (the
+    // client shows the duplicate NodeDeleted for /gone once per watcher).
     let mut s = Server::new();
     s.write(S1, create("/same", Persistent)).unwrap(); // 1
     s.write(S1, create("/changed", Persistent)).unwrap(); // 2

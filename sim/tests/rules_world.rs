@@ -1124,3 +1124,152 @@ fn log_is_trimmed_once_every_server_applied() {
     sim.apply(2);
     assert_eq!(sim.world.log_len(), 0);
 }
+
+#[test]
+fn pause_freezes_receive_timer_and_connect_until_it_ends() {
+    let mut sim = Sim::new(
+        Config {
+            pause_ticks: 5,
+            faults: FaultBudget {
+                pauses: 1,
+                connection_drops: 1,
+                ..Default::default()
+            },
+            ..config(1)
+        },
+        vec![zksim::script::Scripted::new(vec![
+            Step::Sleep(2),
+            Step::Send(persistent("/a")),
+        ])],
+    );
+    sim.fault(Fault::Pause { client: 0 });
+    sim.fault(Fault::DropConnection { client: 0 });
+    sim.ticks(4);
+    assert!(sim.world.is_paused(0));
+    let frozen = sim.enabled();
+    assert!(
+        frozen.iter().all(|e| matches!(e, Event::Tick)),
+        "a paused client neither receives, fires timers nor connects: {frozen:?}"
+    );
+    sim.ticks(1);
+    assert!(!sim.world.is_paused(0));
+    assert!(sim.is_enabled(&Event::Timer { client: 0 }));
+    assert!(sim.is_enabled(&Event::Receive { client: 0 }));
+    assert!(sim.is_enabled(&Event::Connect {
+        client: 0,
+        server: 0
+    }));
+}
+
+#[test]
+fn s18_set_watches_events_come_before_replies_to_requests_queued_while_disconnected() {
+    // Client 1 (follower 1) watches /d, loses its connection and queues a
+    // read while disconnected; client 0 (leader) changes /d meanwhile.
+    let mut sim = Sim::new(
+        Config {
+            faults: FaultBudget {
+                connection_drops: 1,
+                ..Default::default()
+            },
+            ..config(2)
+        },
+        vec![
+            zksim::script::Scripted::new(vec![
+                Step::Send(persistent("/d")),
+                Step::Sleep(1),
+                Step::Send(set_data("/d", b"new")),
+            ]),
+            zksim::script::Scripted::new(vec![
+                Step::Sleep(1),
+                Step::Send(get_data("/d", true)),
+                Step::WaitSession(SessionEvent::Disconnected),
+                Step::SendNoWait(get_data("/d", false)),
+            ]),
+        ],
+    );
+    sim.request(0);
+    sim.receive(0);
+    sim.apply(1);
+    sim.ticks(1);
+    sim.step(Event::Timer { client: 1 });
+    sim.request(1);
+    sim.receive(1);
+    sim.fault(Fault::DropConnection { client: 1 });
+    sim.receive(1); // Disconnected: the client queues its read locally
+    sim.step(Event::Timer { client: 0 });
+    sim.request(0); // /d changes at the leader
+    sim.connect(1, 0);
+    sim.request(1); // the queued read goes out on the new connection
+    sim.drain(1);
+    let seen = sim.seen(1);
+    let n = seen.len();
+    assert_eq!(seen[n - 3], Observed::Session(SessionEvent::SyncConnected));
+    assert_eq!(seen[n - 2], watch(EventType::NodeDataChanged, "/d"));
+    assert!(
+        matches!(&seen[n - 1], Observed::Reply { reply: Ok(Response::Data { data, .. }), .. } if data == b"new"),
+        "{seen:?}"
+    );
+}
+
+#[test]
+fn quiescent_once_everyone_is_done_and_followers_caught_up() {
+    let mut sim = Sim::scripts(2, vec![vec![Step::Send(persistent("/a"))], vec![]]);
+    assert!(!sim.world.is_quiescent());
+    sim.request(0);
+    sim.receive(0);
+    assert!(!sim.world.is_quiescent(), "follower 1 has not applied /a");
+    sim.apply(1);
+    assert!(sim.world.is_quiescent());
+}
+
+#[test]
+fn s23_reopen_on_a_live_handle_abandons_the_old_session_until_it_expires() {
+    let mut sim = Sim::scripts(
+        2,
+        vec![
+            vec![],
+            vec![
+                Step::Send(ephemeral("/old")),
+                Step::SendNoWait(persistent("/lost")),
+                Step::Sleep(1),
+                Step::Reopen,
+                Step::WaitSession(SessionEvent::SyncConnected),
+                Step::Send(ephemeral("/new")),
+            ],
+        ],
+    );
+    let old = sim.world.session_of(1);
+    sim.request(1);
+    sim.apply(1);
+    sim.receive(1); // created /old: the script sends /lost (not taken yet)
+    sim.ticks(1);
+    sim.step(Event::Timer { client: 1 }); // reopen
+    let fresh = sim.world.session_of(1);
+    assert_ne!(fresh, old);
+    assert_eq!(sim.world.server_of(1), None);
+    sim.drain(1);
+    assert_eq!(
+        sim.seen(1).last().and_then(err_of),
+        Some(ZkError::ConnectionLoss),
+        "the old handle's outstanding op fails"
+    );
+    assert!(!sim
+        .enabled()
+        .iter()
+        .any(|e| matches!(e, Event::Request { client: 1 })));
+    sim.connect(1, 1);
+    sim.settle();
+    let tree = sim.world.leader_tree();
+    assert_eq!(tree.get("/new").unwrap().stat.ephemeral_owner, fresh);
+    assert_eq!(
+        tree.get("/old").unwrap().stat.ephemeral_owner,
+        old,
+        "the old session lives on"
+    );
+    sim.ticks(20);
+    assert!(
+        sim.world.leader_tree().get("/old").is_none(),
+        "until it expires"
+    );
+    assert!(sim.world.leader_tree().get("/new").is_some());
+}

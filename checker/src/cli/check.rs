@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use crate::explore::{self, replay::replay, Exploration, Failure, Options};
+use crate::monitor::Figures;
 use crate::progress::Progress;
 use crate::scenario::{property_name, Scenario, StrategyKind};
 use crate::shrink::shrink;
@@ -100,7 +101,31 @@ fn print_summary(scenario: &Scenario, options: &Options, r: &Exploration, secs: 
         line += &format!(" ({:.0} events/s)", r.events as f64 / secs);
     }
     println!("{line}");
-    println!("figures: {:?}", r.figures);
+    print_figures(&r.figures);
+}
+
+/// The measured figures in two lines (the full set is in `compare`'s report).
+fn print_figures(f: &Figures) {
+    if f.acquisitions > 0 {
+        println!(
+            "figures: {} acquisitions; wakeups per release max {} mean {:.2}; wasted max {} mean {:.2}; wait mean {:.1} p99 {} ticks",
+            f.acquisitions,
+            f.max_wakeups_per_release(),
+            f.mean_wakeups_per_release(),
+            f.max_wasted_per_release(),
+            f.mean_wasted_per_release(),
+            f.mean_latency(),
+            f.p99_latency()
+        );
+    }
+    if !f.violations.is_empty() {
+        let broken: Vec<String> = f
+            .violations
+            .iter()
+            .map(|(&p, n)| format!("{} in {n} runs", property_name(p)))
+            .collect();
+        println!("measured (not failing) violations: {}", broken.join(", "));
+    }
 }
 
 fn print_failure(scenario: &Scenario, failure: &Failure) {

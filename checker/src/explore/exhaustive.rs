@@ -32,19 +32,27 @@ pub enum Order {
 pub struct Exhaustive {
     pub order: Order,
     pub depth: usize,
+    /// Distinct states at most; the search stops (incomplete) past it, so
+    /// that a scenario too big for exhaustive search cannot eat the machine.
+    pub max_states: usize,
 }
+
+/// The default state cap (queued states hold whole models: ~1 KB each).
+pub const MAX_STATES: usize = 1_000_000;
 
 impl Exhaustive {
     pub fn bfs(depth: usize) -> Self {
         Exhaustive {
             order: Order::Bfs,
             depth,
+            max_states: MAX_STATES,
         }
     }
     pub fn dfs(depth: usize) -> Self {
         Exhaustive {
             order: Order::Dfs,
             depth,
+            max_states: MAX_STATES,
         }
     }
 }
@@ -143,6 +151,11 @@ impl Strategy for Exhaustive {
                 frontier.make_contiguous()[before..].reverse();
             }
             progress.set_states(visited.len() as u64);
+            if visited.len() >= self.max_states {
+                result.truncated += frontier.len() as u64;
+                result.state_cap_hit = true;
+                break;
+            }
         }
         result.distinct_states = Some(visited.len() as u64);
         result

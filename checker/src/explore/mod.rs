@@ -72,8 +72,11 @@ pub struct Exploration {
     pub events: u64,
     /// Distinct states visited (exhaustive only).
     pub distinct_states: Option<u64>,
-    /// Exhaustive: states left unexpanded because the depth bound was hit.
+    /// Exhaustive: states left unexpanded because a bound (depth or state
+    /// cap) was hit; 0 means the search was complete.
     pub truncated: u64,
+    /// Exhaustive: the search stopped at its state cap.
+    pub state_cap_hit: bool,
     pub failure: Option<Failure>,
     /// Figures of the measured properties, merged in seed order.
     pub figures: Figures,

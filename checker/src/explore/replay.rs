@@ -106,6 +106,10 @@ pub fn replay(
 ) -> Result<Replayed, BadChoice> {
     let mut chooser = IndexChooser::new(indices);
     let mut trace = crate::trace::Trace::default();
+    // The run builds its own model; this one only shows what starting did.
+    let mut start = Vec::new();
+    let initial = crate::model::Model::with_start_log(scenario, &mut start);
+    trace.start(&initial, &start);
     let run = crate::run::drive(scenario, &mut chooser, |m, e, log| trace.record(m, e, log));
     if let Some(bad) = chooser.error {
         return Err(bad);

@@ -148,6 +148,12 @@ impl<P: Protocol> Client for LockClient<P> {
                 Ok(_) | Err(ZkError::NodeExists) => Root::Ready,
                 Err(_) => Root::Missing,
             };
+            if reply == Err(ZkError::ConnectionLoss) && self.rounds.is_connected() {
+                // The loss came before the `Disconnected` that goes with it
+                // (the Java client's order): ask again; the request waits
+                // for the new connection.
+                self.ensure_root(cx);
+            }
             self.maybe_begin(cx);
             return;
         }

@@ -5,7 +5,26 @@
 //! same mistake, and which property should fail.
 
 use super::naive::{naive_with, NaiveFlaws, NaiveProtocol};
-use super::sequential::{sequential_with, Flaws, Role, SequentialProtocol};
+use super::sequential::{sequential_with, Role, SequentialProtocol};
+
+/// Deliberate mistakes, each one a rule of `ZK-SEMANTICS.md`; all `false`
+/// is the correct recipe.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Flaws {
+    /// W3: on the predecessor's deletion (or when `exists` says it is gone)
+    /// take the lock without listing the children again.
+    pub no_recheck: bool,
+    /// W5: ignore `Disconnected` and `Expired`; keep holding (or waiting).
+    pub ignore_session: bool,
+    /// W6: watch the lowest node instead of the predecessor.
+    pub watch_lowest: bool,
+    /// W4: after `ConnectionLoss` on the create, create again without
+    /// looking for the node the first create may have made (and never clean
+    /// up own leftovers).
+    pub blind_retry: bool,
+    /// W1: order the children by whole name as strings, not by sequence.
+    pub string_sort: bool,
+}
 
 fn exclusive(params: &crate::RecipeParams, flaws: Flaws) -> super::LockClient<SequentialProtocol> {
     sequential_with(params, Role::Exclusive, flaws)
@@ -47,10 +66,12 @@ super::lock_recipe! {
 super::lock_recipe! {
     /// `sequential-blind-retry` (W4): after `ConnectionLoss` on the create it
     /// creates again without looking for the node the first create may have
-    /// made. That orphan stays until the session ends: it **leaks**, it
-    /// blocks everyone behind it, and when it is lower than the client's new
-    /// node the client waits on itself (**liveness**). (The seeds that retry
-    /// `create` in a loop on any `KeeperException` do this.)
+    /// made. That orphan stays until the session ends and blocks everyone
+    /// behind it; when it is lower than the client's new node the client
+    /// waits on itself: **liveness** breaks (a stuck run). The orphan is
+    /// ephemeral, so it is gone once the session closes: the end-of-run
+    /// **leaks** check does not see it. (The seeds that retry `create` in a
+    /// loop on any `KeeperException` do this.)
     SequentialBlindRetry(SequentialProtocol) =
         |params| exclusive(params, Flaws { blind_retry: true, ..Flaws::default() })
 }

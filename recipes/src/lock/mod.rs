@@ -25,6 +25,7 @@
 
 pub mod driver;
 pub mod flaws;
+pub mod line;
 pub mod naive;
 pub mod names;
 pub mod rounds;

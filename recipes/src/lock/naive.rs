@@ -10,6 +10,11 @@
 //! create again. `Enqueued { seq: None }` and `Acquired { fence: czxid }`
 //! come together when the create succeeds. After `ConnectionLoss` on the
 //! create the node may be ours: `exists` tells by its `ephemeralOwner`.
+//!
+//! After an interruption the node this client may still own (a hold it
+//! lost, a create or release delete whose reply was lost) is deleted only
+//! once `sync` + `exists` show it is still its own: the name is shared, so
+//! a blind or stale-read delete could remove the next holder's node.
 
 use zksim::{CreateMode, Cx, EventType, Op, OpId, Reply, Response, WatchedEvent, ZkError};
 
@@ -203,7 +208,14 @@ impl Protocol for NaiveProtocol {
     fn resumed(&mut self, cx: &mut Cx<AppEvent>) {
         if self.mine != Mine::None {
             // Another client may own `<root>/lock` by now (our delete may
-            // have gone through): look at its owner before deleting.
+            // have gone through): look at its owner before deleting. The
+            // new server may lag behind the write whose reply we lost (it
+            // only has to have seen what we saw, S26), so `sync` first
+            // (S29): a stale "still ours" would make us delete the next
+            // holder's node.
+            cx.send(Op::Sync {
+                path: self.path.clone(),
+            });
             let op = cx.send(Op::Exists {
                 path: self.path.clone(),
                 watch: false,

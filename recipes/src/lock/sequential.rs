@@ -19,9 +19,17 @@
 //! Failures: `ConnectionLoss` on the create → list the children and adopt
 //! the node carrying this attempt's guid if it is there, else create again
 //! (W4). Any child carrying this client's and session's tag that is not its
-//! current node is a leftover of an earlier attempt and is deleted when
-//! seen. After an interruption in the same session the old node is deleted
-//! before the next attempt (its fence must not be reused).
+//! current node is a leftover of an earlier attempt: it is deleted when seen
+//! and never counted as a predecessor. After an interruption (`GaveUp`,
+//! `LostLock`) the attempt is over: in the same session its node is deleted
+//! (by name if known, else through the tag when the next listing shows it),
+//! and the retry creates a new node — re-using the old one would reuse a
+//! fence and let a client that gave up jump ahead of those that queued
+//! behind it in the meantime (FIFO).
+//!
+//! In ZooKeeper a `ConnectionLoss` always comes with a `Disconnected`, so the
+//! adoption above completes only for a client that does not give up on
+//! disconnection (the session-blind variant, or a driver that retries).
 //!
 //! [`Flaws`] switches on the classic mistakes one by one; see
 //! [`super::flaws`] for the registered variants.
@@ -29,66 +37,11 @@
 use zksim::{CreateMode, Cx, EventType, Op, OpId, Reply, Response, WatchedEvent, ZkError};
 
 use super::driver::{Protocol, Step};
-use super::names::{child_name, child_path, sequence_of, sort_by_sequence};
+pub use super::flaws::Flaws;
+pub use super::line::Role;
+use super::line::{judge, Verdict};
+use super::names::{child_name, child_path, sequence_of};
 use crate::AppEvent;
-
-/// Which side of the lock a client takes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Role {
-    /// Plain exclusive lock: `lock-` nodes.
-    Exclusive,
-    /// Read side of a read/write lock: `read-` nodes; blocked by lower writers only.
-    Reader,
-    /// Write side: `write-` nodes; blocked by every lower node.
-    Writer,
-}
-
-impl Role {
-    /// The name prefix's first part.
-    pub fn kind(self) -> &'static str {
-        match self {
-            Role::Exclusive => "lock",
-            Role::Reader => "read",
-            Role::Writer => "write",
-        }
-    }
-    pub fn shared(self) -> bool {
-        self == Role::Reader
-    }
-    /// Whether a sibling named `name` takes part in this lock at all.
-    fn is_lock_node(self, name: &str) -> bool {
-        match self {
-            Role::Exclusive => name.starts_with("lock-"),
-            Role::Reader | Role::Writer => name.starts_with("read-") || name.starts_with("write-"),
-        }
-    }
-    /// Whether a lower sibling named `name` keeps this client waiting.
-    fn is_blocked_by(self, name: &str) -> bool {
-        match self {
-            Role::Reader => name.starts_with("write-"),
-            Role::Exclusive | Role::Writer => true,
-        }
-    }
-}
-
-/// Deliberate mistakes, each one a rule of `ZK-SEMANTICS.md`; all `false`
-/// is the correct recipe.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Flaws {
-    /// W3: on the predecessor's deletion (or when `exists` says it is gone)
-    /// take the lock without listing the children again.
-    pub no_recheck: bool,
-    /// W5: ignore `Disconnected` and `Expired`; keep holding (or waiting).
-    pub ignore_session: bool,
-    /// W6: watch the lowest node instead of the predecessor.
-    pub watch_lowest: bool,
-    /// W4: after `ConnectionLoss` on the create, create again without
-    /// looking for the node the first create may have made (and never clean
-    /// up own leftovers).
-    pub blind_retry: bool,
-    /// W1: order the children by whole name as strings, not by sequence.
-    pub string_sort: bool,
-}
 
 /// This client's knowledge of its own node for the current attempt.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -248,57 +201,61 @@ impl SequentialProtocol {
         }
     }
 
+    /// The op the current stage waits for.
+    fn stage_op(&self) -> Option<OpId> {
+        match &self.stage {
+            Stage::Creating { op }
+            | Stage::Finding { op, .. }
+            | Stage::Adopting { op, .. }
+            | Stage::Listing { op }
+            | Stage::Watching { op, .. } => Some(*op),
+            Stage::Idle | Stage::Holding => None,
+        }
+    }
+
+    /// Send the current stage's request again (its reply was lost).
+    fn redo(&mut self, cx: &mut Cx<AppEvent>) -> Step {
+        match self.stage.clone() {
+            Stage::Creating { .. } => match self.node.clone() {
+                Node::Unknown { guid } if !self.flaws.blind_retry => self.find(guid, cx),
+                _ => self.create(cx),
+            },
+            Stage::Finding { guid, .. } => self.find(guid, cx),
+            Stage::Adopting { name, .. } => {
+                let op = cx.send(Op::Exists {
+                    path: self.path(&name),
+                    watch: false,
+                });
+                self.stage = Stage::Adopting { op, name };
+                Step::Wait
+            }
+            Stage::Listing { .. } => self.list(cx),
+            Stage::Watching { pred, .. } => self.watch(pred, cx),
+            Stage::Idle | Stage::Holding => Step::Wait,
+        }
+    }
+
     /// Step 3/4 on a fresh listing.
     fn decide(&mut self, names: Vec<String>, cx: &mut Cx<AppEvent>) -> Step {
         let Node::Known { name: mine, .. } = &self.node else {
             return Step::Wait;
         };
-        let mine = mine.clone();
-        let tag = self.session_tag(cx.session_id());
-        let mut line = Vec::new();
-        for name in names {
-            if !self.role.is_lock_node(&name) {
-                continue;
-            }
-            if !self.flaws.blind_retry && name != mine && name.starts_with(&tag) {
-                // Our own leftover (a create whose reply was lost): it would
-                // block us until the session ends.
-                cx.send(Op::Delete {
-                    path: self.path(&name),
-                    version: -1,
-                });
-                continue;
-            }
-            line.push(name);
+        // W4: the blind variant never looks for its own leftovers.
+        let tag = (!self.flaws.blind_retry).then(|| self.session_tag(cx.session_id()));
+        let judgement = judge(&names, mine, tag.as_deref(), self.role, self.flaws);
+        for leftover in &judgement.leftovers {
+            cx.send(Op::Delete {
+                path: self.path(leftover),
+                version: -1,
+            });
         }
-        let line: Vec<String> = if self.flaws.string_sort {
-            line.sort();
-            line
-        } else {
-            sort_by_sequence(&line)
-                .into_iter()
-                .map(|s| s.name)
-                .collect()
-        };
-        let Some(at) = line.iter().position(|n| *n == mine) else {
-            // Our node is gone (deleted under us): start over.
-            self.node = Node::None;
-            return self.create(cx);
-        };
-        let blockers: Vec<&String> = line[..at]
-            .iter()
-            .filter(|n| self.role.is_blocked_by(n))
-            .collect();
-        let target = if self.flaws.watch_lowest {
-            line[..at].first().filter(|_| !blockers.is_empty())
-        } else {
-            blockers.last().copied()
-        };
-        match target {
-            None => self.hold(),
-            Some(pred) => {
-                let pred = pred.clone();
-                self.watch(pred, cx)
+        match judgement.verdict {
+            Verdict::Holds => self.hold(),
+            Verdict::Watch(pred) => self.watch(pred, cx),
+            Verdict::Gone => {
+                // Our node is gone (deleted under us): start over.
+                self.node = Node::None;
+                self.create(cx)
             }
         }
     }
@@ -306,13 +263,11 @@ impl SequentialProtocol {
 
 impl Protocol for SequentialProtocol {
     fn attempt(&mut self, cx: &mut Cx<AppEvent>) -> Step {
-        match &self.node {
-            Node::Unknown { guid } if !self.flaws.blind_retry => {
-                let guid = guid.clone();
-                self.find(guid, cx)
-            }
-            _ => self.create(cx),
-        }
+        // A node of an abandoned attempt whose create's reply was lost is
+        // not adopted: the client told the world it gave up, and this new
+        // request must queue behind everyone already in line (FIFO). The
+        // fresh node's listing finds the old one by its tag and deletes it.
+        self.create(cx)
     }
 
     fn on_reply(&mut self, op: OpId, reply: Reply, cx: &mut Cx<AppEvent>) -> Step {
@@ -325,6 +280,13 @@ impl Protocol for SequentialProtocol {
                 }
                 return Step::Wait;
             }
+        }
+        if reply == Err(ZkError::ConnectionLoss)
+            && self.flaws.ignore_session
+            && self.stage_op() == Some(op)
+        {
+            // Nothing will interrupt this attempt: ask again.
+            return self.redo(cx);
         }
         match self.stage.clone() {
             Stage::Creating { op: want } if want == op => match reply {
@@ -365,13 +327,11 @@ impl Protocol for SequentialProtocol {
             },
             Stage::Listing { op: want } if want == op => match reply {
                 Ok(Response::Children { names, .. }) => self.decide(names, cx),
-                Err(ZkError::ConnectionLoss) if self.flaws.ignore_session => self.list(cx),
                 _ => Step::Wait,
             },
-            Stage::Watching { op: want, pred } if want == op => match reply {
+            Stage::Watching { op: want, .. } if want == op => match reply {
                 Ok(Response::Exists(Some(_))) => Step::Wait,
                 Ok(Response::Exists(None)) => self.woken(cx),
-                Err(ZkError::ConnectionLoss) if self.flaws.ignore_session => self.watch(pred, cx),
                 _ => Step::Wait,
             },
             _ => Step::Wait,

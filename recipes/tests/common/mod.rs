@@ -71,6 +71,9 @@ pub fn exists_nowatch(path: &str) -> Op {
         watch: false,
     }
 }
+pub fn sync(path: &str) -> Op {
+    Op::Sync { path: path.into() }
+}
 pub fn delete(path: &str) -> Op {
     Op::Delete {
         path: path.into(),

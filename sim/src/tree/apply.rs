@@ -5,6 +5,7 @@
 //! watch triggers come out in the order the server fires them (S16).
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use super::{DataTree, Node, Trigger, Txn};
 use crate::path::split;
@@ -61,13 +62,13 @@ fn create_node(
     triggers: &mut Vec<Trigger>,
 ) -> Reply {
     let (parent_path, name) = split(path);
-    if !tree.nodes.contains_key(parent_path) {
+    if !tree.contains(parent_path) {
         return Err(ZkError::NoNode);
     }
-    if tree.nodes.contains_key(path) {
+    if tree.contains(path) {
         return Err(ZkError::NodeExists);
     }
-    let parent = tree.nodes.get_mut(parent_path).ok_or(ZkError::NoNode)?;
+    let parent = tree.node_mut(parent_path).ok_or(ZkError::NoNode)?;
     let new_counter = parent.seq_counter.wrapping_add(1);
     // Only a larger counter is stored (a guard for replaying txns over a
     // fuzzy snapshot). At the 2^31 wrap the new counter is negative, so
@@ -92,10 +93,9 @@ fn create_node(
         num_children: 0,
         pzxid: zxid,
     };
-    tree.nodes
-        .insert(path.to_string(), Node::new(data.to_vec(), stat));
+    tree.insert_node(path, Node::new(data.to_vec(), stat));
     if ephemeral_owner != 0 {
-        tree.ephemerals
+        Arc::make_mut(&mut tree.ephemerals)
             .entry(ephemeral_owner)
             .or_default()
             .insert(path.to_string());
@@ -123,19 +123,20 @@ fn delete_node(
     triggers: &mut Vec<Trigger>,
 ) -> Result<(), ZkError> {
     let (parent_path, name) = split(path);
-    let parent = tree.nodes.get_mut(parent_path).ok_or(ZkError::NoNode)?;
+    let parent = tree.node_mut(parent_path).ok_or(ZkError::NoNode)?;
     parent.children.remove(name);
     if zxid > parent.stat.pzxid {
         parent.stat.pzxid = zxid;
     }
     parent.refresh_stat();
-    let node = tree.nodes.remove(path).ok_or(ZkError::NoNode)?;
+    let node = tree.remove_node(path).ok_or(ZkError::NoNode)?;
     let owner = node.stat.ephemeral_owner;
-    if owner != 0 {
-        if let Some(paths) = tree.ephemerals.get_mut(&owner) {
+    if owner != 0 && tree.ephemerals.contains_key(&owner) {
+        let ephemerals = Arc::make_mut(&mut tree.ephemerals);
+        if let Some(paths) = ephemerals.get_mut(&owner) {
             paths.remove(path);
             if paths.is_empty() {
-                tree.ephemerals.remove(&owner);
+                ephemerals.remove(&owner);
             }
         }
     }
@@ -161,7 +162,7 @@ fn set_data(
     version: i32,
     triggers: &mut Vec<Trigger>,
 ) -> Reply {
-    let node = tree.nodes.get_mut(path).ok_or(ZkError::NoNode)?;
+    let node = tree.node_mut(path).ok_or(ZkError::NoNode)?;
     node.data = data.to_vec();
     node.stat.mtime = time_ms;
     node.stat.mzxid = zxid;
@@ -185,7 +186,13 @@ fn kill_session(
     listed: &[String],
     triggers: &mut Vec<Trigger>,
 ) {
-    let mut local: BTreeSet<String> = tree.ephemerals.remove(&session).unwrap_or_default();
+    let mut local: BTreeSet<String> = if tree.ephemerals.contains_key(&session) {
+        Arc::make_mut(&mut tree.ephemerals)
+            .remove(&session)
+            .unwrap_or_default()
+    } else {
+        BTreeSet::new()
+    };
     for path in listed {
         let _ = delete_node(tree, zxid, path, triggers);
         local.remove(path);

@@ -15,7 +15,9 @@
 //! the bucket into a tree, or grows a small table early); the simulator's
 //! directories are far smaller. Insertion order is taken from each child's
 //! `czxid`; two children created by one multi share it and are then ordered
-//! by name (the real server keeps the multi's op order).
+//! by name (the real server keeps the multi's op order). A server that
+//! loaded its tree from a snapshot rebuilt each set in the snapshot's
+//! order, so its insertion order can differ; not modelled.
 
 /// `String.hashCode`, over UTF-16 code units as Java sees the string.
 pub(crate) fn string_hash(s: &str) -> i32 {
@@ -39,6 +41,25 @@ pub(crate) fn grown_table_len(table_len: u32, size: usize) -> u32 {
         len *= 2;
     }
     len
+}
+
+/// Sort a session's ephemerals, given with their `czxid` (insertion order),
+/// into the order `PrepRequestProcessor` lists them in a closeSession txn:
+/// `new ArrayList<>(es)` where `es` is `DataTree.getEphemerals(id)`, a
+/// `clone()` of the session's `new HashSet<>()` (16 buckets, growing). The
+/// clone is re-hashed into a table pre-sized for its element count
+/// (`tableSizeFor(size / 0.75 + 1)`), filled in the original's iteration
+/// order. The original's size is taken to be its present size (exact unless
+/// the session once held more than 12 ephemerals at a time).
+pub(crate) fn close_session_order(paths: &mut [(crate::proto::Zxid, String)]) {
+    let size = paths.len();
+    if size == 0 {
+        return;
+    }
+    let original = grown_table_len(16, size);
+    let presized = (size as f64 / 0.75 + 1.0) as u32;
+    let clone = presized.max(1).next_power_of_two();
+    paths.sort_by_cached_key(|(czxid, path)| (bucket(path, clone), bucket(path, original), *czxid));
 }
 
 #[cfg(test)]
@@ -67,6 +88,28 @@ mod tests {
         assert_eq!(grown_table_len(16, 12), 16);
         assert_eq!(grown_table_len(16, 13), 32);
         assert_eq!(grown_table_len(32, 3), 32, "never shrinks");
+    }
+
+    #[test]
+    fn close_session_order_matches_java_clone() {
+        // Java 17: `new ArrayList<>(set.clone())` of a `new HashSet<>()`
+        // filled with /l/e-1, /l/e-4, /l/e-7, ... (every third suffix).
+        let java: [(usize, &[u32]); 5] = [
+            (2, &[4, 1]),
+            (3, &[1, 7, 4]),
+            (5, &[1, 7, 10, 4, 13]),
+            (9, &[19, 7, 22, 1, 10, 4, 16, 13, 25]),
+            (13, &[22, 1, 34, 31, 10, 4, 37, 16, 13, 25, 19, 28, 7]),
+        ];
+        for (n, expected) in java {
+            let mut paths: Vec<(i64, String)> = (0..n as u32)
+                .map(|i| (i64::from(i), format!("/l/e-{:010}", i * 3 + 1)))
+                .collect();
+            close_session_order(&mut paths);
+            let got: Vec<String> = paths.into_iter().map(|(_, p)| p).collect();
+            let want: Vec<String> = expected.iter().map(|i| format!("/l/e-{i:010}")).collect();
+            assert_eq!(got, want, "{n} ephemerals");
+        }
     }
 
     #[test]

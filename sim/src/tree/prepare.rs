@@ -4,8 +4,8 @@
 //! rules fails with the same code as on a real server:
 //! - create: path (client check) → parent exists → parent ACL → suffix →
 //!   node exists → parent ephemeral;
-//! - delete: path → not a system node → parent exists → node exists →
-//!   version → no children;
+//! - delete: path → not a system node → parent exists → parent ACL →
+//!   node exists → version → no children;
 //! - setData: path → node exists → ACL → version.
 //!
 //! The server checks against `ChangeRecord`s — the few Stat fields that
@@ -16,7 +16,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{DataTree, Txn, CONFIG_NODE, MAX_DATA_LEN};
+use super::{exceeds_max_buffer, DataTree, Txn, CONFIG_NODE};
 use crate::path::{split, validate_create_path, validate_path, validate_request};
 use crate::proto::{CreateMode, Op, Response, SessionId, ZkError};
 
@@ -37,7 +37,7 @@ trait Records {
 
 impl Records for DataTree {
     fn record(&self, path: &str) -> Option<Record> {
-        self.nodes.get(path).map(|n| Record {
+        self.get(path).map(|n| Record {
             version: n.stat.version,
             ephemeral_owner: n.stat.ephemeral_owner,
             child_count: n.children.len(),
@@ -108,6 +108,14 @@ impl Overlay<'_> {
 }
 
 pub(super) fn prepare(tree: &DataTree, session: SessionId, op: &Op) -> Txn {
+    // S12: a real server drops the connection on a packet over
+    // `jute.maxbuffer` before preparing anything (the client sees
+    // `ConnectionLoss` and no zxid is used; a world can model that with
+    // `exceeds_max_buffer` before sending). Prepared anyway, it is refused
+    // here with `BadArguments`, a clear error that changes nothing.
+    if exceeds_max_buffer(op) {
+        return Txn::Error(Err(ZkError::BadArguments));
+    }
     match op {
         Op::Multi(ops) => prepare_multi(tree, session, ops),
         _ => prepare_single(tree, session, op).unwrap_or_else(|e| Txn::Error(Err(e))),
@@ -135,7 +143,6 @@ fn prepare_create(
     mode: CreateMode,
 ) -> Result<Txn, ZkError> {
     validate_create_path(path, mode)?;
-    check_data_len(data)?;
     let (parent_path, _) = split(path);
     let parent = view.record(parent_path).ok_or(ZkError::NoNode)?;
     if parent_path == CONFIG_NODE {
@@ -171,6 +178,12 @@ fn prepare_delete(view: &impl Records, path: &str, version: i32) -> Result<Txn, 
     }
     let (parent_path, _) = split(path);
     view.record(parent_path).ok_or(ZkError::NoNode)?;
+    // The DELETE permission is checked on the parent before the node is
+    // looked up: under the read-only config node even a missing child
+    // answers `NoAuth` (measured).
+    if parent_path == CONFIG_NODE {
+        return Err(ZkError::NoAuth);
+    }
     let node = view.record(path).ok_or(ZkError::NoNode)?;
     check_version(node.version, version)?;
     if node.child_count > 0 {
@@ -188,7 +201,6 @@ fn prepare_set_data(
     version: i32,
 ) -> Result<Txn, ZkError> {
     validate_path(path)?;
-    check_data_len(data)?;
     let node = view.record(path).ok_or(ZkError::NoNode)?;
     if path == CONFIG_NODE {
         return Err(ZkError::NoAuth);
@@ -207,14 +219,6 @@ fn prepare_set_data(
 fn check_version(current: i32, expected: i32) -> Result<(), ZkError> {
     if expected != -1 && expected != current {
         Err(ZkError::BadVersion)
-    } else {
-        Ok(())
-    }
-}
-
-fn check_data_len(data: &[u8]) -> Result<(), ZkError> {
-    if data.len() > MAX_DATA_LEN {
-        Err(ZkError::BadArguments)
     } else {
         Ok(())
     }

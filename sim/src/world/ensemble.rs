@@ -3,7 +3,7 @@
 //! requests strictly in order.
 
 use crate::client::Client;
-use crate::proto::{Op, Reply, Response, SessionEvent, SessionId, Zxid};
+use crate::proto::{Op, Reply, Response, SessionEvent, SessionId, ZkError, Zxid};
 use crate::tree::Txn;
 use crate::TICK_MS;
 
@@ -48,8 +48,7 @@ impl<C: Client> World<C> {
             _ => None,
         };
         let srv = &mut self.servers[server];
-        let (reply, triggers) = srv.tree.apply(zxid, entry.time_ms, &entry.txn);
-        srv.applied = zxid;
+        let (reply, triggers) = srv.apply(zxid, entry.time_ms, &entry.txn);
         log.push(Happening::Applied { server, zxid });
 
         for trigger in &triggers {
@@ -121,33 +120,35 @@ impl<C: Client> World<C> {
             return;
         };
         let srv = &mut self.servers[server];
-        while let Some(front) = slot.conn.pending.front_mut() {
-            let message = match front {
-                Pending::Write {
+        while let Some(front) = slot.conn.pending.front() {
+            let ready = match front {
+                Pending::Write { reply, .. } => reply.is_some(),
+                Pending::Sync { upto, .. } => srv.applied >= *upto,
+                Pending::Read { .. } => true,
+                Pending::Close { applied, .. } => *applied,
+            };
+            if !ready {
+                break;
+            }
+            let Some(done) = slot.conn.pending.pop_front() else {
+                break;
+            };
+            let message = match done {
+                Pending::Write { op, reply, zxid } => Inbound::Reply {
                     op,
-                    reply: Some(reply),
-                    zxid,
-                } => Inbound::Reply {
-                    op: *op,
-                    reply: std::mem::replace(reply, Ok(Response::Synced)),
-                    zxid: Some(*zxid),
+                    reply: reply.unwrap_or(Err(ZkError::RuntimeInconsistency)),
+                    zxid: Some(zxid),
                     watch: None,
                 },
-                Pending::Write { reply: None, .. } => break,
-                Pending::Sync { op, upto } => {
-                    if srv.applied < *upto {
-                        break;
-                    }
-                    Inbound::Reply {
-                        op: *op,
-                        reply: Ok(Response::Synced),
-                        zxid: Some(srv.applied),
-                        watch: None,
-                    }
-                }
+                Pending::Sync { op, .. } => Inbound::Reply {
+                    op,
+                    reply: Ok(Response::Synced),
+                    zxid: Some(srv.applied),
+                    watch: None,
+                },
                 Pending::Read { op, request } => {
-                    let reply = srv.tree.read(request);
-                    let watch = register_read_watch(request, &reply);
+                    let reply = srv.tree().read(&request);
+                    let watch = register_read_watch(&request, &reply);
                     if let Some(reg) = &watch {
                         match reg.kind {
                             WatchKind::Data | WatchKind::Exist => {
@@ -159,17 +160,15 @@ impl<C: Client> World<C> {
                         }
                     }
                     Inbound::Reply {
-                        op: *op,
+                        op,
                         reply,
                         zxid: Some(srv.applied),
                         watch,
                     }
                 }
-                Pending::Close { applied: false, .. } => break,
-                Pending::Close { applied: true, .. } => {
+                Pending::Close { .. } => {
                     // The close is done: the server answers it and closes
                     // the connection; the handle is dead from now on.
-                    slot.conn.pending.pop_front();
                     slot.link = Link::Dead;
                     slot.closing = false;
                     slot.watches.clear();
@@ -179,7 +178,6 @@ impl<C: Client> World<C> {
                     return;
                 }
             };
-            slot.conn.pending.pop_front();
             slot.conn.inbound.push_back(message);
         }
     }
@@ -217,7 +215,7 @@ impl<C: Client> World<C> {
         origin: Option<Origin>,
         log: &mut Vec<Happening<C::Event>>,
     ) -> Zxid {
-        let txn = self.servers[0].tree.prepare_close_session(session);
+        let txn = self.servers[0].tree().prepare_close_session(session);
         self.sessions.end(session);
         let zxid = self.commit(txn, origin, session, log);
         log.push(Happening::SessionEnded { session, expired });

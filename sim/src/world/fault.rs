@@ -1,9 +1,9 @@
 //! Faults from the budget: when each is possible and what it does.
 //!
 //! Faults that only make sense against a client still at work (dropping
-//! its connection, pausing or crashing it) are not offered for a client
-//! whose logic is done: they could change nothing it does, and leaving
-//! them out keeps the explored state space smaller.
+//! its connection, pausing or crashing it) are not offered for an idle
+//! client — its logic done and nothing on its connection: they could change
+//! nothing it does, and leaving them out keeps the state space smaller.
 
 use crate::client::Client;
 
@@ -20,7 +20,7 @@ impl<C: Client> World<C> {
                     && self.clients.get(client).is_some_and(|slot| {
                         !slot.is_crashed()
                             && matches!(slot.link, Link::Connected(_))
-                            && !slot.logic.is_done()
+                            && !slot.is_idle()
                     })
             }
             Fault::ExpireSession { client } => {
@@ -35,14 +35,14 @@ impl<C: Client> World<C> {
                     && self
                         .clients
                         .get(client)
-                        .is_some_and(|slot| slot.is_running() && !slot.logic.is_done())
+                        .is_some_and(|slot| slot.is_running() && !slot.is_idle())
             }
             Fault::Crash { client } => {
                 budget.crashes > 0
                     && self
                         .clients
                         .get(client)
-                        .is_some_and(|slot| !slot.is_crashed() && !slot.logic.is_done())
+                        .is_some_and(|slot| !slot.is_crashed() && !slot.is_idle())
             }
             Fault::Partition { server } => {
                 budget.partitions > 0
@@ -74,7 +74,7 @@ impl<C: Client> World<C> {
                 let since = self.now;
                 self.clients[client].life = Life::Paused {
                     since,
-                    until: since + self.config.pause_ticks,
+                    until: since.saturating_add(self.config.pause_ticks),
                 };
             }
             Fault::Crash { client } => {

@@ -2,15 +2,15 @@
 //!
 //! The public API in this file is a contract shared with the checker. How
 //! the world works is split by concept:
-//! - [`server`]: a server's tree and watch tables;
-//! - [`log`]: the leader's committed log and its trimming;
-//! - [`session`]: the leader's session tracker (expiry, S22);
-//! - [`connection`]: a client's outbound / taken / inbound queues (S18, S21, S27);
-//! - [`registry`]: the client library's watch memory (S25);
-//! - [`slot`]: everything kept about one client;
-//! - [`ensemble`]: ordering, applying, answering (S19, S27–S29);
-//! - [`handler`]: calling a client's logic and routing what it asks for;
-//! - [`enabled`], [`step`], [`fault`]: the scheduler's view.
+//! - `server`: a server's tree and watch tables;
+//! - `log`: the leader's committed log and its trimming;
+//! - `session`: the leader's session tracker (expiry, S22);
+//! - `connection`: a client's outbound / taken / inbound queues (S18, S21, S27);
+//! - `registry`: the client library's watch memory (S25);
+//! - `slot`: everything kept about one client;
+//! - `ensemble`: ordering, applying, answering (S19, S27–S29);
+//! - `handler`: calling a client's logic and routing what it asks for;
+//! - `enabled`, `step`, `fault`: the scheduler's view.
 //!
 //! Modelling choices a reader should know (each one is ZooKeeper's
 //! behaviour unless said otherwise):
@@ -22,7 +22,30 @@
 //!   pings and its (stale) reads; S26 keeps reconnects from going back in time.
 //! - On reconnect the client gets `SyncConnected` first and then the events
 //!   `SetWatches` derives, as ZooKeeper's client sends `ConnectRequest`
-//!   before `SetWatches` on the new connection.
+//!   before `SetWatches` on the new connection (measured on 3.8.0, S25).
+//!   Within each of the three watch lists paths go in sorted order (the
+//!   Java client walks a `HashMap`).
+//! - Time is only `Tick`: a tick ends pauses (a pause of at least the read
+//!   timeout drops the client's connection as it resumes, S21), lets
+//!   running connected clients ping, then expires every session the leader
+//!   has not heard from for the negotiated timeout (S20, S22).
+//! - Requests already on the connection may be taken while their client is
+//!   paused (they left before the pause; taking one is hearing from the
+//!   session); a paused client receives nothing, fires no timer and does
+//!   not reconnect.
+//! - When the leader ends a session other than by that client's own close,
+//!   the server holding its connection closes it as it applies the
+//!   `closeSession` (`FinalRequestProcessor`): the client sees
+//!   `Disconnected`, then `Expired` when it reconnects (S23).
+//! - A write of a session the leader no longer knows fails with
+//!   `SessionExpired` (an error txn, with its zxid), so no ephemeral can
+//!   outlive its owner.
+//! - A fresh session (after `reopen_session`) is created by `Connect` and
+//!   its `SyncConnected` is queued at once (the real server waits until the
+//!   client's server applied `createSession`).
+//! - In one handler call, `reopen_session` takes effect before the ops it
+//!   sends and `close_session` after them (`Cx` does not record their
+//!   interleaving).
 
 mod connection;
 mod enabled;
@@ -268,11 +291,11 @@ impl<C: Client> World<C> {
     }
     /// The leader's (newest) data tree.
     pub fn leader_tree(&self) -> &DataTree {
-        &self.servers[0].tree
+        self.servers[0].tree()
     }
     /// A server's data tree as it has applied the log so far.
     pub fn server_tree(&self, server: ServerId) -> &DataTree {
-        &self.servers[server].tree
+        self.servers[server].tree()
     }
     /// Every client is done, nothing is in flight, no timer armed.
     ///
@@ -307,6 +330,10 @@ impl<C: Client> World<C> {
 
     // ---- observation helpers beyond the contract (tests, checkers, tools) ----
 
+    /// Number of servers (server 0 is the leader).
+    pub fn num_servers(&self) -> usize {
+        self.servers.len()
+    }
     /// The faults still available.
     pub fn budget(&self) -> FaultBudget {
         self.budget

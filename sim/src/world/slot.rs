@@ -87,6 +87,11 @@ impl<C: Client> ClientSlot<C> {
         self.link == Link::Connected(server)
     }
 
+    /// Its logic is done and nothing waits on its connection either way.
+    pub fn is_idle(&self) -> bool {
+        self.logic.is_done() && self.conn.is_idle()
+    }
+
     /// The client keeps its session alive by pinging: it must be connected
     /// and its process running.
     pub fn pings(&self) -> bool {

@@ -53,7 +53,7 @@ impl<C: Client> World<C> {
                 log.push(Happening::Taken { client, server, op });
                 if request.is_write() {
                     let txn = if live {
-                        self.servers[0].tree.prepare(session, &request)
+                        self.servers[0].tree().prepare(session, &request)
                     } else {
                         Txn::Error(Err(ZkError::SessionExpired))
                     };
@@ -200,17 +200,7 @@ impl<C: Client> World<C> {
                 .push_back(Inbound::Session(SessionEvent::SyncConnected));
             if !slot.watches.is_empty() {
                 let srv = &mut self.servers[server];
-                let list = |set: &std::collections::BTreeSet<String>| -> Vec<String> {
-                    set.iter().cloned().collect()
-                };
-                let events = srv.watches.set_watches(
-                    session,
-                    slot.last_zxid,
-                    &list(&slot.watches.data),
-                    &list(&slot.watches.exist),
-                    &list(&slot.watches.child),
-                    &srv.tree,
-                );
+                let events = srv.set_watches(session, slot.last_zxid, &slot.watches);
                 slot.conn
                     .inbound
                     .extend(events.into_iter().map(Inbound::Watch));
