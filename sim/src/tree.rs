@@ -19,6 +19,9 @@ mod java_order;
 mod prepare;
 mod wire;
 
+#[cfg(test)]
+mod tests;
+
 pub use wire::{exceeds_max_buffer, request_len, JUTE_MAX_BUFFER};
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -81,7 +84,8 @@ impl Node {
     }
 }
 
-/// A prepared, ordered change. Applying it cannot fail.
+/// A prepared, ordered change. Applied to the state it was prepared
+/// against (as every server's state is, in zxid order), it cannot fail.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Txn {
     Create {
