@@ -6,6 +6,12 @@
 //! always complete. Only *hard* properties stop a run; *report* properties
 //! are counted in [`Figures::violations`] (once per run each); the rest are
 //! measured and otherwise ignored.
+//!
+//! Only the monitors of hard properties are part of the set's identity
+//! (`Hash`/`Eq`, hence of visited-state dedup): they alone decide a run's
+//! verdict. The others only measure, so two states that differ in them are
+//! the same state for the checker; keeping them out keeps exhaustive search
+//! as small as the hard properties allow.
 
 use std::collections::BTreeSet;
 
@@ -23,11 +29,9 @@ use super::queue::QueueMonitor;
 use super::view::{End, Measured};
 use super::{Property, Sim, StepLog, Violation};
 
-/// Every monitor a scenario asked for (and those its family always measures).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct MonitorSet {
-    hard: Vec<Property>,
-    report: Vec<Property>,
+/// One group of monitors (each present or not).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+struct Monitors {
     mutex: Option<MutexMonitor>,
     fenced: Option<FencedMonitor>,
     fifo: Option<FifoMonitor>,
@@ -36,70 +40,25 @@ pub struct MonitorSet {
     leaks: Option<LeakMonitor>,
     queue: Option<QueueMonitor>,
     election: Option<ElectionMonitor>,
-    /// Properties that broke in this run (reported once each).
-    broken: Measured<BTreeSet<Property>>,
-    ended: Measured<bool>,
-    /// A hard violation found while the world started, reported by the
-    /// first `observe` or `finish` (starting cannot fail).
-    at_start: Option<Violation>,
 }
 
-impl MonitorSet {
-    /// `hard`: properties whose violation fails the run; `report`: only measured.
-    pub fn new(
-        family: Family,
-        _clients: usize,
-        root: &str,
-        hard: &[Property],
-        report: &[Property],
-    ) -> Self {
-        let is_lock = matches!(family, Family::Lock | Family::RwLock);
-        let asked = |p: Property| hard.contains(&p) || report.contains(&p);
-        let with = |p: Property, by_family: bool| by_family || asked(p);
-        MonitorSet {
-            hard: hard.to_vec(),
-            report: report.to_vec(),
-            mutex: with(Property::MutualExclusion, is_lock).then(|| MutexMonitor::new(family)),
-            fenced: with(Property::FencedExclusion, is_lock).then(FencedMonitor::new),
-            fifo: with(Property::Fifo, is_lock).then(FifoMonitor::new),
-            herd: with(Property::NoHerd, is_lock).then(|| HerdMonitor::new(family)),
-            liveness: with(Property::Liveness, is_lock).then(LivenessMonitor::new),
-            leaks: with(Property::NoLeaks, true).then(|| LeakMonitor::new(root)),
-            queue: with(Property::QueueSafety, family == Family::Queue).then(QueueMonitor::new),
-            election: with(Property::Election, family == Family::Election)
-                .then(ElectionMonitor::new),
-            broken: Measured(BTreeSet::new()),
-            ended: Measured(false),
-            at_start: None,
+impl Monitors {
+    /// The monitors of the properties `wanted` selects.
+    fn of(family: Family, root: &str, wanted: impl Fn(Property) -> bool) -> Self {
+        Monitors {
+            mutex: wanted(Property::MutualExclusion).then(|| MutexMonitor::new(family)),
+            fenced: wanted(Property::FencedExclusion).then(FencedMonitor::new),
+            fifo: wanted(Property::Fifo).then(FifoMonitor::new),
+            herd: wanted(Property::NoHerd).then(|| HerdMonitor::new(family)),
+            liveness: wanted(Property::Liveness).then(LivenessMonitor::new),
+            leaks: wanted(Property::NoLeaks).then(|| LeakMonitor::new(root)),
+            queue: wanted(Property::QueueSafety).then(QueueMonitor::new),
+            election: wanted(Property::Election).then(ElectionMonitor::new),
         }
     }
 
-    /// Sort a monitor's verdict: hard violations are returned, report-only
-    /// ones recorded.
-    fn weigh(&mut self, verdict: Result<(), Violation>, hard: &mut Option<Violation>) {
-        let Err(violation) = verdict else {
-            return;
-        };
-        let p = violation.property;
-        if self.hard.contains(&p) {
-            self.broken.0.insert(p);
-            hard.get_or_insert(violation);
-        } else if self.report.contains(&p) {
-            self.broken.0.insert(p);
-        }
-    }
-
-    /// Observe what starting the world did (`World::new_with_log`'s log).
-    /// A hard violation there is returned by the next `observe`/`finish`.
-    pub fn start(&mut self, world: &Sim, log: &StepLog) {
-        if let Err(v) = self.observe(world, log) {
-            self.at_start.get_or_insert(v);
-        }
-    }
-
-    pub fn observe(&mut self, world: &Sim, step: &StepLog) -> Result<(), Violation> {
-        let mut hard = self.at_start.take();
-        let verdicts = [
+    fn observe(&mut self, world: &Sim, step: &StepLog, verdicts: &mut Vec<Violation>) {
+        let results = [
             self.mutex.as_mut().map(|m| m.on_step(world, step)),
             self.fenced.as_mut().map(|m| m.on_step(world, step)),
             self.fifo.as_mut().map(|m| m.on_step(world, step)),
@@ -113,10 +72,133 @@ impl MonitorSet {
         if let Some(m) = self.leaks.as_mut() {
             m.on_step(world, step);
         }
-        for verdict in verdicts.into_iter().flatten() {
-            self.weigh(verdict, &mut hard);
+        verdicts.extend(results.into_iter().flatten().filter_map(Result::err));
+    }
+
+    fn finish(&mut self, end: &End, verdicts: &mut Vec<Violation>) {
+        if let Some(m) = self.herd.as_mut() {
+            m.on_finish();
+        }
+        let results = [
+            self.liveness.as_mut().map(|m| m.on_finish(end).map(|_| ())),
+            self.leaks.as_mut().map(|m| m.on_finish(end)),
+            self.queue.as_mut().map(|m| m.on_finish(end)),
+            self.election.as_mut().map(|m| m.on_finish(end)),
+        ];
+        verdicts.extend(results.into_iter().flatten().filter_map(Result::err));
+    }
+
+    fn add_figures(&self, f: &mut Figures) {
+        if let Some(m) = &self.herd {
+            m.add_figures(f);
+        }
+        if let Some(m) = &self.mutex {
+            f.overlaps += m.overlaps();
+        }
+        if let Some(m) = &self.fenced {
+            f.stale_writes += m.stale_writes();
+            f.accepted_writes += m.accepted_writes();
+        }
+        if let Some(m) = &self.fifo {
+            f.fifo_violations += m.violations();
+        }
+        if let Some(m) = &self.liveness {
+            match m.stuck() {
+                Some(true) => f.stuck_runs += 1,
+                Some(false) => f.cut_off_runs += 1,
+                None => {}
+            }
+        }
+        if let Some(m) = &self.leaks {
+            f.leaked_nodes += m.leaked();
+        }
+        if let Some(m) = &self.queue {
+            let (offered, taken) = m.counts();
+            f.offered += offered;
+            f.taken += taken;
+        }
+        if let Some(m) = &self.election {
+            f.elections += m.elections();
+        }
+    }
+}
+
+/// Every monitor a scenario asked for (and those its family always measures).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct MonitorSet {
+    hard: Vec<Property>,
+    report: Vec<Property>,
+    /// Monitors of hard properties: the set's identity.
+    judged: Monitors,
+    /// Every other monitor that runs: measured only.
+    measured: Measured<Monitors>,
+    /// Properties that broke in this run (reported once each).
+    broken: Measured<BTreeSet<Property>>,
+    /// A hard violation found while the world started, reported by the
+    /// first `observe` or `finish` (starting cannot fail).
+    at_start: Option<Violation>,
+    /// Scratch for one step's verdicts (kept to avoid allocating per step).
+    scratch: Measured<Vec<Violation>>,
+}
+
+impl MonitorSet {
+    /// `hard`: properties whose violation fails the run; `report`: only measured.
+    pub fn new(
+        family: Family,
+        _clients: usize,
+        root: &str,
+        hard: &[Property],
+        report: &[Property],
+    ) -> Self {
+        let is_lock = matches!(family, Family::Lock | Family::RwLock);
+        let by_family = |p: Property| match p {
+            Property::QueueSafety => family == Family::Queue,
+            Property::Election => family == Family::Election,
+            Property::NoLeaks => true,
+            _ => is_lock,
+        };
+        let is_hard = |p: Property| hard.contains(&p);
+        MonitorSet {
+            hard: hard.to_vec(),
+            report: report.to_vec(),
+            judged: Monitors::of(family, root, is_hard),
+            measured: Measured(Monitors::of(family, root, |p| {
+                !is_hard(p) && (by_family(p) || report.contains(&p))
+            })),
+            broken: Measured(BTreeSet::new()),
+            at_start: None,
+            scratch: Measured(Vec::new()),
+        }
+    }
+
+    /// Sort the step's verdicts: the first hard violation is returned,
+    /// report-only ones are recorded.
+    fn weigh(&mut self) -> Result<(), Violation> {
+        let mut hard = self.at_start.take();
+        for violation in self.scratch.0.drain(..) {
+            let p = violation.property;
+            if self.hard.contains(&p) {
+                self.broken.0.insert(p);
+                hard.get_or_insert(violation);
+            } else if self.report.contains(&p) {
+                self.broken.0.insert(p);
+            }
         }
         hard.map_or(Ok(()), Err)
+    }
+
+    /// Observe what starting the world did (`World::new_with_log`'s log).
+    /// A hard violation there is returned by the next `observe`/`finish`.
+    pub fn start(&mut self, world: &Sim, log: &StepLog) {
+        if let Err(v) = self.observe(world, log) {
+            self.at_start.get_or_insert(v);
+        }
+    }
+
+    pub fn observe(&mut self, world: &Sim, step: &StepLog) -> Result<(), Violation> {
+        self.judged.observe(world, step, &mut self.scratch.0);
+        self.measured.0.observe(world, step, &mut self.scratch.0);
+        self.weigh()
     }
 
     pub fn finish(&mut self, world: &Sim) -> Result<(), Violation> {
@@ -126,21 +208,9 @@ impl MonitorSet {
 
     /// [`MonitorSet::finish`] on an end state read elsewhere (tests).
     pub fn finish_with(&mut self, end: &End) -> Result<(), Violation> {
-        self.ended.0 = true;
-        let mut hard = self.at_start.take();
-        if let Some(m) = self.herd.as_mut() {
-            m.on_finish();
-        }
-        let verdicts = [
-            self.liveness.as_mut().map(|m| m.on_finish(end).map(|_| ())),
-            self.leaks.as_mut().map(|m| m.on_finish(end)),
-            self.queue.as_mut().map(|m| m.on_finish(end)),
-            self.election.as_mut().map(|m| m.on_finish(end)),
-        ];
-        for verdict in verdicts.into_iter().flatten() {
-            self.weigh(verdict, &mut hard);
-        }
-        hard.map_or(Ok(()), Err)
+        self.judged.finish(end, &mut self.scratch.0);
+        self.measured.0.finish(end, &mut self.scratch.0);
+        self.weigh()
     }
 
     /// What this run measured so far (one run).
@@ -149,35 +219,8 @@ impl MonitorSet {
             runs: 1,
             ..Figures::default()
         };
-        if let Some(m) = &self.herd {
-            m.add_figures(&mut f);
-        }
-        if let Some(m) = &self.mutex {
-            f.overlaps = m.overlaps();
-        }
-        if let Some(m) = &self.fenced {
-            f.stale_writes = m.stale_writes();
-            f.accepted_writes = m.accepted_writes();
-        }
-        if let Some(m) = &self.fifo {
-            f.fifo_violations = m.violations();
-        }
-        if let Some(m) = &self.liveness {
-            match m.stuck() {
-                Some(true) => f.stuck_runs = 1,
-                Some(false) => f.cut_off_runs = 1,
-                None => {}
-            }
-        }
-        if let Some(m) = &self.leaks {
-            f.leaked_nodes = m.leaked();
-        }
-        if let Some(m) = &self.queue {
-            (f.offered, f.taken) = m.counts();
-        }
-        if let Some(m) = &self.election {
-            f.elections = m.elections();
-        }
+        self.judged.add_figures(&mut f);
+        self.measured.0.add_figures(&mut f);
         f.violations = self.broken.0.iter().map(|&p| (p, 1)).collect();
         f
     }
