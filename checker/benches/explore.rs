@@ -29,10 +29,12 @@ fn random_schedules(c: &mut Criterion) {
 fn bfs_states(c: &mut Criterion) {
     let mut scenario = Scenario::lock("sequential", 3);
     scenario.ensemble.servers = 1;
-    scenario.ensemble.max_time = 3;
+    scenario.ensemble.max_time = 1;
     scenario.workload.hold_ticks = 1;
     scenario.workload.think_ticks = 0;
-    let bfs = Exhaustive::bfs(200);
+    // The full space of 3 clients is past 10^6 states: measure the first 50 000.
+    let mut bfs = Exhaustive::bfs(200);
+    bfs.max_states = 50_000;
     let states = bfs
         .explore(&scenario, &Progress::hidden())
         .distinct_states
