@@ -88,7 +88,12 @@ fn main() {
         "conformance: {} passed, {} failed",
         bench.passed, bench.failed
     );
-    if bench.failed > 0 {
+    let failed = bench.failed;
+    // `process::exit` runs no destructors: stop the server (and remove its
+    // data dir) first, or every failing run would leave a Java process behind.
+    drop(bench);
+    drop(server);
+    if failed > 0 {
         std::process::exit(1);
     }
 }
