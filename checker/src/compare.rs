@@ -14,6 +14,7 @@ use rayon::prelude::*;
 use zksim::FaultBudget;
 
 use crate::monitor::{Figures, Property};
+use crate::progress::{Display, Progress};
 use crate::run::run_random;
 use crate::scenario::Scenario;
 
@@ -80,6 +81,13 @@ pub fn scenario(recipe: &str, clients: usize, faults: bool) -> Scenario {
 
 /// Run every cell. Rows come out recipe-major, in the config's order.
 pub fn compare(config: &CompareConfig) -> Result<Vec<Row>, String> {
+    compare_with(config, &Progress::hidden())
+        .map(|(rows, _)| rows)
+}
+
+/// [`compare`] reporting each run to `progress`, on the current rayon pool.
+/// Stops early if `progress` says so; the `bool` says whether every run was made.
+pub fn compare_with(config: &CompareConfig, progress: &Progress) -> Result<(Vec<Row>, bool), String> {
     let mut cells = Vec::new();
     for recipe in &config.recipes {
         for &clients in &config.clients {
@@ -89,11 +97,18 @@ pub fn compare(config: &CompareConfig) -> Result<Vec<Row>, String> {
         }
     }
     let jobs: Vec<(usize, u64)> = (0..cells.len())
-        .flat_map(|cell| (0..config.seeds).map(move |i| (cell, config.first_seed + i)))
+        .flat_map(|cell| (0..config.seeds).map(move |i| (cell, config.first_seed.wrapping_add(i))))
         .collect();
-    let figures: Vec<(usize, Figures)> = jobs
+    let figures: Vec<Option<(usize, Figures)>> = jobs
         .par_iter()
-        .map(|&(cell, seed)| (cell, run_random(&cells[cell].2, seed).figures))
+        .map(|&(cell, seed)| {
+            if progress.stopped().is_some() {
+                        return None;
+                    }
+            let f = run_random(&cells[cell].2, seed).figures;
+            progress.inc(1);
+            Some((cell, f))
+        })
         .collect();
     let mut rows: Vec<Row> = cells
         .iter()
@@ -103,46 +118,82 @@ pub fn compare(config: &CompareConfig) -> Result<Vec<Row>, String> {
             figures: Figures::default(),
         })
         .collect();
-    for (cell, f) in &figures {
+    let complete = figures.iter().all(Option::is_some);
+    for (cell, f) in figures.iter().flatten() {
         rows[*cell].figures.merge(f);
     }
-    Ok(rows)
+    Ok((rows, complete))
 }
 
 /// `zkcheck compare`: print the table; with `--report DIR`, write the report too.
-pub fn cli(args: &crate::cli::CompareArgs) -> std::process::ExitCode {
-    if args.clients.is_empty() || args.clients.contains(&0) {
-        return crate::cli::bad_input("`--clients` needs client counts of at least 1");
-    }
-    if args.seeds == 0 {
-        return crate::cli::bad_input("`--seeds` must be at least 1");
+pub fn cli(args: &crate::cli::CompareArgs, io: &mut crate::cli::Io) -> crate::cli::Exit {
+    use crate::cli::{bad_input, Exit};
+    use crate::limits as l;
+    let mut clients = args.clients.clone();
+    clients.sort_unstable();
+    clients.dedup();
+    let checked = (|| -> Result<usize, String> {
+        for &c in &clients {
+            l::CLIENTS.named("--clients").check_usize(c)?;
+        }
+        l::COMPARE_CLIENT_COUNTS.check_usize(clients.len())?;
+        l::COMPARE_SEEDS.check(args.seeds)?;
+        l::check_seed_range(args.seed, args.seeds, "--seed")?;
+        match args.jobs {
+            Some(j) => l::JOBS.check_usize(j),
+            None => Ok(l::default_jobs()),
+        }
+    })();
+    let jobs = match checked {
+        Ok(j) => j,
+        Err(e) => return bad_input(io, e),
+    };
+    if let Some(dir) = &args.report {
+        if let Err(e) = crate::report::check_dir(dir) {
+            return bad_input(io, e);
+        }
     }
     let config = CompareConfig {
-        clients: args.clients.clone(),
+        clients,
         faults: args.faults == crate::cli::FaultsPreset::Default,
         seeds: args.seeds,
         first_seed: args.seed,
         ..CompareConfig::default()
     };
-    let rows = match compare(&config) {
-        Ok(rows) => rows,
-        Err(e) => return crate::cli::bad_input(e),
+    crate::stop::install_signal_handler();
+    let total = (config.recipes.len() * config.clients.len()) as u64 * config.seeds;
+    let progress = Progress::counting(Some(total), "runs", Display::for_stderr(args.quiet));
+    let run = || compare_with(&config, &progress);
+    let result = match rayon::ThreadPoolBuilder::new().num_threads(jobs).build() {
+        Ok(pool) => pool.install(run),
+        Err(_) => run(),
     };
-    print!("{}", table(&rows));
+    progress.finish();
+    let (rows, complete) = match result {
+        Ok(r) => r,
+        Err(e) => return bad_input(io, e),
+    };
+    if !complete {
+        let why = progress
+            .stop()
+            .reason()
+            .map_or_else(|| "stopped".to_string(), |r| r.to_string());
+        crate::cli::say!(io, "{}", table(&rows));
+        crate::cli::say!(io, "INCOMPLETE: {why}; the table above counts only the runs made (see its runs column)");
+        return Exit::Incomplete;
+    }
+    let _ = std::io::Write::write_all(&mut io.out, table(&rows).as_bytes());
     if let Some(dir) = &args.report {
         match crate::report::write_compare(dir, &config, &rows) {
             Ok(paths) => {
                 for p in paths {
-                    println!("wrote {}", p.display());
+                    crate::cli::say!(io, "wrote {}", p.display());
                 }
             }
-            Err(e) => {
-                eprintln!("error: {e}");
-                return std::process::ExitCode::FAILURE;
-            }
+            Err(e) => return bad_input(io, e),
         }
     }
-    std::process::ExitCode::SUCCESS
+    Exit::Ok
 }
 
 /// The comparison as a Markdown table.

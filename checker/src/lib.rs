@@ -12,13 +12,16 @@
 pub mod cli;
 pub mod compare;
 pub mod explore;
+pub mod limits;
 pub mod model;
 pub mod monitor;
+pub mod panics;
 pub mod progress;
 pub mod report;
 pub mod run;
 pub mod scenario;
 pub mod schedule;
 pub mod shrink;
+pub mod stop;
 pub mod token;
 pub mod trace;

@@ -10,7 +10,7 @@ use zkrecipes::{AnyRecipe, AppEvent};
 use zksim::{Event, Happening, World};
 
 use crate::monitor::set::MonitorSet;
-use crate::monitor::{Sim, Violation};
+use crate::monitor::{Property, Sim, Violation};
 use crate::scenario::Scenario;
 
 /// World + monitors: one value, `Clone + Hash + Eq`.
@@ -61,14 +61,29 @@ impl Model {
 
     /// Apply one enabled event and let the monitors judge it. `log` is
     /// cleared first and holds what the step did afterwards.
+    ///
+    /// A panic during the step (a recipe's `unwrap` on a failed reply, say)
+    /// is a `no-panic` violation, not a crash: the run ends here and the
+    /// model must not be stepped again (it may be half-updated).
     pub fn step(
         &mut self,
         event: &Event,
         log: &mut Vec<Happening<AppEvent>>,
     ) -> Result<(), Violation> {
         log.clear();
-        self.world.step(event, log);
-        self.monitors.observe(&self.world, log)
+        crate::panics::catch(|| {
+            self.world.step(event, log);
+            self.monitors.observe(&self.world, log)
+        })
+        .unwrap_or_else(|caught| {
+            Err(Violation {
+                property: Property::NoPanic,
+                explanation: format!(
+                    "the step `{}` panicked: {caught}",
+                    crate::trace::event_words(event)
+                ),
+            })
+        })
     }
 
     /// The run is over: judge end-of-run properties.

@@ -9,6 +9,20 @@ use plotters::prelude::*;
 
 use crate::compare::{CompareConfig, Row};
 
+/// Whether `dir` can hold the report: a directory, or a path that can be
+/// created as one. Checked before the comparison runs, so that a bad path
+/// is bad input (exit 2) and costs no time.
+pub fn check_dir(dir: &Path) -> Result<(), String> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(format!(
+            "`--report` = {} is not a directory (the report is compare.md and SVG charts)",
+            dir.display()
+        ));
+    }
+    std::fs::create_dir_all(dir)
+        .map_err(|e| format!("`--report` = {}: cannot create the directory: {e}", dir.display()))
+}
+
 /// Write `compare.md`, `wakeups-per-release.svg` and `latency.svg` into
 /// `dir` (created if missing). Returns the paths written.
 pub fn write_compare(

@@ -31,6 +31,8 @@ pub struct RunOutcome {
     pub schedule: Schedule,
     pub steps: usize,
     pub figures: Figures,
+    /// The run was cut at `explore.max_steps` (see [`Ending::StepBound`]).
+    pub cut: bool,
 }
 
 /// How a run ended.
@@ -42,6 +44,10 @@ pub enum Ending {
     Finished,
     /// The chooser stopped before the natural end; nothing judged at the end.
     Stopped,
+    /// The run took `explore.max_steps` steps while it could still go on:
+    /// its end-of-run checks were judged on an unfinished run, and a
+    /// command that saw such a run does not call the check complete.
+    StepBound,
 }
 
 /// Everything a driven run produced.
@@ -76,7 +82,9 @@ where
         enabled.clear();
         model.enabled(&mut enabled);
         if is_terminal(&model, &enabled, schedule.len(), max_steps) {
+            let cut = !is_terminal(&model, &enabled, 0, usize::MAX);
             let (violation, ending) = match model.finish() {
+                Ok(()) if cut => (None, Ending::StepBound),
                 Ok(()) => (None, Ending::Finished),
                 Err(v) => (Some(v), Ending::Violated),
             };
@@ -122,6 +130,7 @@ pub fn outcome<C: Chooser + ?Sized>(scenario: &Scenario, seed: u64, chooser: &mu
     let run = drive(scenario, chooser, |_, _, _| {});
     RunOutcome {
         seed,
+        cut: run.ending == Ending::StepBound,
         steps: run.schedule.len(),
         figures: run.model.monitors.figures(),
         violation: run.violation,

@@ -79,6 +79,12 @@ impl Token {
 
     /// Read a token (surrounding whitespace is ignored).
     pub fn decode(token: &str) -> Result<Token, TokenError> {
+        if token.len() as u64 > crate::limits::TOKEN_BYTES.max {
+            return Err(err(
+                None,
+                crate::limits::TOKEN_BYTES.refusal(&format!("{} bytes", token.len())),
+            ));
+        }
         let lead = token.len() - token.trim_start().len();
         let token = token.trim();
         let Some(rest) = token.strip_prefix(PREFIX) else {

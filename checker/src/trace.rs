@@ -195,3 +195,28 @@ fn describe_app(e: &AppEvent) -> String {
         other => format!("{other:?}"),
     }
 }
+
+/// An event in words, without the state it was taken in (violation
+/// explanations): `c2 receives`, `s1 applies`, `tick`, `FAULT c0 crashes`.
+pub fn event_words(event: &Event) -> String {
+    match event {
+        Event::Request { client } => format!("the server of c{client} takes its next request"),
+        Event::Receive { client } => format!("c{client} receives"),
+        Event::Timer { client } => format!("c{client} timer fires"),
+        Event::Connect { client, server } => format!("c{client} connects to s{server}"),
+        Event::Apply { server } => format!("s{server} applies"),
+        Event::Tick => "tick".to_string(),
+        Event::Fault(f) => format!("FAULT {}", fault_words(f)),
+    }
+}
+
+fn fault_words(f: &Fault) -> String {
+    match f {
+        Fault::DropConnection { client } => format!("connection of c{client} drops"),
+        Fault::ExpireSession { client } => format!("session of c{client} expires"),
+        Fault::Pause { client } => format!("c{client} pauses"),
+        Fault::Crash { client } => format!("c{client} crashes"),
+        Fault::Partition { server } => format!("s{server} is partitioned"),
+        Fault::Heal { server } => format!("s{server} heals"),
+    }
+}

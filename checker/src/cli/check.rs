@@ -1,71 +1,107 @@
 //! `zkcheck check <scenario>`: explore, and on a failure shrink it, print
-//! its trace and a replay token.
+//! its trace and a replay token. "ok" only for a complete exploration.
 
-use std::process::ExitCode;
 use std::time::Instant;
 
 use crate::explore::{self, replay::replay, Exploration, Failure, Options};
 use crate::monitor::Figures;
-use crate::progress::Progress;
+use crate::progress::{Display, Progress};
 use crate::scenario::{property_name, Scenario, StrategyKind};
 use crate::shrink::shrink;
+use crate::stop::install_signal_handler;
 use crate::token::Token;
 
-use super::{bad_input, CheckArgs};
+use super::{bad_input, options, say, CheckArgs, Exit, Io};
 
-pub fn check(args: &CheckArgs) -> ExitCode {
+pub fn check(args: &CheckArgs, io: &mut Io) -> Exit {
     let scenario = match Scenario::from_file(&args.scenario) {
         Ok(s) => s,
-        Err(e) => return bad_input(e),
+        Err(e) => return bad_input(io, e),
     };
-    if args.jobs == 0 {
-        return bad_input("--jobs must be at least 1");
-    }
-    let mut options = Options::from_scenario(&scenario);
-    options.jobs = args.jobs;
-    if let Some(s) = args.strategy {
-        options.strategy = s;
-    }
-    if let Some(n) = args.schedules {
-        options.schedules = n;
-    }
-    if let Some(seed) = args.seed {
-        options.seed = seed;
-    }
-    if let Some(d) = args.depth {
-        match options.strategy {
-            StrategyKind::Pct => options.pct_depth = d,
-            _ => options.depth = d,
-        }
-    }
+    let (options, stop) = match options::options(args, &scenario)
+        .and_then(|o| Ok((o, options::stop(args, &scenario)?)))
+    {
+        Ok(x) => x,
+        Err(e) => return bad_input(io, e),
+    };
+    install_signal_handler();
 
     let seeded = matches!(options.strategy, StrategyKind::Random | StrategyKind::Pct);
-    let progress = Progress::new(seeded.then_some(options.schedules));
+    let progress = Progress::new(
+        seeded.then_some(options.schedules),
+        Display::for_stderr(args.quiet),
+    )
+    .with_stop(stop);
     let started = Instant::now(); // printed only, never decides anything
     let result = explore::strategy(&options).explore(&scenario, &progress);
     progress.finish();
-    print_summary(
-        &scenario,
-        &options,
-        &result,
-        started.elapsed().as_secs_f64(),
-    );
+    let secs = started.elapsed().as_secs_f64();
+    print_summary(io, &scenario, &options, &result, secs);
 
-    match &result.failure {
-        None => {
-            println!("ok: no hard check failed");
-            ExitCode::SUCCESS
-        }
-        Some(failure) => {
-            print_failure(&scenario, failure);
-            ExitCode::from(1)
-        }
+    if let Some(failure) = &result.failure {
+        print_failure(io, &scenario, failure);
+        return Exit::Violation;
+    }
+    let incomplete = incompleteness(&scenario, &options, &result);
+    if incomplete.is_empty() {
+        say!(
+            io,
+            "ok: every hard check held on a complete exploration ({})",
+            explored(&options, &result)
+        );
+        return Exit::Ok;
+    }
+    for reason in &incomplete {
+        say!(io, "INCOMPLETE: {reason}");
+    }
+    say!(
+        io,
+        "not ok: no hard check failed in what was explored, but the exploration is incomplete"
+    );
+    Exit::Incomplete
+}
+
+/// Why the exploration did not cover what it was asked to (empty: it did).
+fn incompleteness(scenario: &Scenario, options: &Options, r: &Exploration) -> Vec<String> {
+    let mut reasons = Vec::new();
+    if let Some(stop) = &r.ended_by {
+        reasons.push(format!("the exploration stopped early: {stop}"));
+    }
+    if r.schedules == 0 && r.events == 0 {
+        reasons.push("nothing was explored".to_string());
+    }
+    if r.runs_cut > 0 {
+        reasons.push(format!(
+            "{} of {} runs were cut at explore.max_steps = {} before their natural end \
+             (their end-of-run checks saw unfinished runs); raise explore.max_steps",
+            r.runs_cut, r.schedules, scenario.explore.max_steps
+        ));
+    }
+    let seeded = matches!(options.strategy, StrategyKind::Random | StrategyKind::Pct);
+    if seeded && r.ended_by.is_none() && r.schedules < options.schedules {
+        reasons.push(format!(
+            "{} of {} schedules were run",
+            r.schedules, options.schedules
+        ));
+    }
+    reasons
+}
+
+fn explored(options: &Options, r: &Exploration) -> String {
+    match options.strategy {
+        StrategyKind::Random | StrategyKind::Pct => format!("{} schedules", r.schedules),
+        StrategyKind::Bfs | StrategyKind::Dfs if r.truncated > 0 => format!(
+            "every schedule up to depth {}; {} states were cut at that depth",
+            options.depth, r.truncated
+        ),
+        StrategyKind::Bfs | StrategyKind::Dfs => "every schedule, each to its end".to_string(),
     }
 }
 
-fn print_summary(scenario: &Scenario, options: &Options, r: &Exploration, secs: f64) {
+fn print_summary(io: &mut Io, scenario: &Scenario, options: &Options, r: &Exploration, secs: f64) {
     let checks: Vec<_> = scenario.hard.iter().map(|&p| property_name(p)).collect();
-    println!(
+    say!(
+        io,
         "scenario {}: recipe {}, {} clients, {} servers; hard checks: {}",
         scenario.name,
         scenario.recipe,
@@ -74,40 +110,52 @@ fn print_summary(scenario: &Scenario, options: &Options, r: &Exploration, secs: 
         checks.join(", ")
     );
     match options.strategy {
-        StrategyKind::Random | StrategyKind::Pct => println!(
-            "strategy {}: seeds {}..{}, {} jobs",
-            options.strategy.name(),
-            options.seed,
-            options.seed.saturating_add(options.schedules),
-            options.jobs
-        ),
-        StrategyKind::Bfs | StrategyKind::Dfs => {
-            println!(
-                "strategy {}: depth {}",
+        StrategyKind::Random | StrategyKind::Pct => {
+            let pct = if options.strategy == StrategyKind::Pct {
+                format!(", bug depth {}", options.pct_depth)
+            } else {
+                String::new()
+            };
+            say!(
+                io,
+                "strategy {}: seeds {}..{}{pct}, {} jobs, max_steps {}",
                 options.strategy.name(),
-                options.depth
+                options.seed,
+                options.seed.saturating_add(options.schedules),
+                options.jobs,
+                scenario.explore.max_steps
             )
         }
+        StrategyKind::Bfs | StrategyKind::Dfs => say!(
+            io,
+            "strategy {}: depth {}",
+            options.strategy.name(),
+            options.depth
+        ),
     }
     let mut line = format!("schedules: {}, events: {}", r.schedules, r.events);
     if let Some(states) = r.distinct_states {
         line += &format!(
-            ", distinct states: {states}, cut at depth bound: {}",
+            ", distinct states: {states}, unexpanded at a bound: {}",
             r.truncated
         );
+    }
+    if r.runs_cut > 0 {
+        line += &format!(", runs cut at max_steps: {}", r.runs_cut);
     }
     line += &format!(", time: {secs:.2}s");
     if secs > 0.0 {
         line += &format!(" ({:.0} events/s)", r.events as f64 / secs);
     }
-    println!("{line}");
-    print_figures(&r.figures);
+    say!(io, "{line}");
+    print_figures(io, scenario, &r.figures);
 }
 
 /// The measured figures in two lines (the full set is in `compare`'s report).
-fn print_figures(f: &Figures) {
+fn print_figures(io: &mut Io, scenario: &Scenario, f: &Figures) {
     if f.acquisitions > 0 {
-        println!(
+        say!(
+            io,
             "figures: {} acquisitions; wakeups per release max {} mean {:.2}; wasted max {} mean {:.2}; wait mean {:.1} p99 {} ticks",
             f.acquisitions,
             f.max_wakeups_per_release(),
@@ -118,43 +166,55 @@ fn print_figures(f: &Figures) {
             f.p99_latency()
         );
     }
-    if !f.violations.is_empty() {
-        let broken: Vec<String> = f
-            .violations
-            .iter()
-            .map(|(&p, n)| format!("{} in {n} runs", property_name(p)))
-            .collect();
-        println!("measured (not failing) violations: {}", broken.join(", "));
+    // Hard properties fail the run and are reported below; only the
+    // measured ones are listed here.
+    let measured: Vec<String> = f
+        .violations
+        .iter()
+        .filter(|(p, _)| !scenario.hard.contains(p))
+        .map(|(&p, n)| format!("{} in {n} runs", property_name(p)))
+        .collect();
+    if !measured.is_empty() {
+        say!(
+            io,
+            "measured (not failing) violations: {}",
+            measured.join(", ")
+        );
     }
 }
 
-fn print_failure(scenario: &Scenario, failure: &Failure) {
+fn print_failure(io: &mut Io, scenario: &Scenario, failure: &Failure) {
     let shrunk = shrink(scenario, &failure.schedule, &failure.violation);
     let found = match failure.seed {
         Some(seed) => format!("seed {seed}"),
         None => "exhaustive search".to_string(),
     };
-    println!();
-    println!(
+    say!(io);
+    say!(
+        io,
         "VIOLATION of {} (found by {found} after {} steps; shrunk to {} steps in {} replays)",
         property_name(shrunk.violation.property),
         failure.schedule.len(),
         shrunk.schedule.len(),
         shrunk.attempts
     );
-    println!("{}", shrunk.violation.explanation);
+    say!(io, "{}", shrunk.violation.explanation);
     let Some(indices) = shrunk.schedule.to_indices(scenario) else {
-        println!("(internal error: the shrunk schedule does not replay)");
+        say!(io, "(internal error: the shrunk schedule does not replay)");
         return;
     };
     match replay(scenario, &indices) {
         Ok(r) => {
-            println!();
-            println!("trace:");
-            print!("{}", r.trace.text);
+            say!(io);
+            say!(io, "trace:");
+            let _ = std::io::Write::write_all(&mut io.out, r.trace.text.as_bytes());
         }
-        Err(e) => println!("(internal error: {e})"),
+        Err(e) => say!(io, "(internal error: {e})"),
     }
-    println!();
-    println!("replay: {}", Token::new(scenario.clone(), indices).encode());
+    say!(io);
+    say!(
+        io,
+        "replay: {}",
+        Token::new(scenario.clone(), indices).encode()
+    );
 }

@@ -1,21 +1,23 @@
 //! `zkcheck list`: every registered recipe.
 
-use std::process::ExitCode;
+use super::{say, Exit, Io};
 
-pub fn list() -> ExitCode {
+pub fn list(io: &mut Io) -> Exit {
     let width = zkrecipes::RECIPES
         .iter()
         .map(|r| r.name.len())
         .max()
         .unwrap_or(0);
     for r in zkrecipes::RECIPES {
-        println!(
+        say!(
+            io,
+            
             "{:<width$}  {:<8} {:<10} {}",
             r.name,
-            format!("{:?}", r.family).to_lowercase(),
+            crate::scenario::family_name(r.family),
             r.origin,
             r.summary
         );
     }
-    ExitCode::SUCCESS
+    Exit::Ok
 }

@@ -1,13 +1,23 @@
 //! The `zkcheck` command line.
 //!
-//! Exit codes: 0 — no hard property failed; 1 — a hard property failed
-//! (the counterexample and its replay token are printed); 2 — bad input
-//! (scenario file, flag or token), with what is wrong and where.
+//! Exit codes ([`Exit`]): 0 — every hard check held on a complete
+//! exploration; 1 — a hard check failed (the counterexample and its replay
+//! token are printed); 2 — bad input (scenario file, flag or token), with
+//! what is wrong and where; 3 — incomplete: the exploration ended before it
+//! explored what it was asked to (state cap, memory budget, time limit,
+//! interrupt, runs cut at `max_steps`, nothing explored), and the summary
+//! says which.
+//!
+//! [`run`] is the whole command as a function of its arguments and two
+//! writers, so tests drive it in-process exactly as the binary does.
 
 mod check;
+mod io;
 mod list;
+mod options;
 mod replay;
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -15,9 +25,13 @@ use clap::{Parser, Subcommand};
 
 use crate::scenario::StrategyKind;
 
+pub use io::Io;
+pub(crate) use io::say;
+
 /// Model-check ZooKeeper recipes on a deterministic simulated ensemble.
 #[derive(Debug, Parser)]
 #[command(name = "zkcheck", version, about, long_about = None)]
+#[command(after_help = "Exit codes: 0 ok (complete), 1 violation, 2 bad input, 3 incomplete.")]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -28,7 +42,10 @@ pub enum Command {
     /// Explore a scenario's schedules and judge its checks.
     ///
     /// Prints a summary; on a violation, the property, its explanation,
-    /// the shrunk trace and a `replay:` token, and exits 1.
+    /// the shrunk trace and a `replay:` token, and exits 1. Exits 3 if the
+    /// exploration ended early (time limit, memory budget, state cap,
+    /// Ctrl-C) or some run was cut at `max_steps`: "ok" is only said of a
+    /// complete exploration.
     Check(CheckArgs),
     /// Replay a token printed by `check`: the same run, event by event.
     Replay(ReplayArgs),
@@ -45,19 +62,32 @@ pub struct CheckArgs {
     /// Exploration strategy [default: the scenario's `explore.strategy`].
     #[arg(long, value_enum)]
     pub strategy: Option<StrategyKind>,
-    /// Random/PCT: how many seeded schedules to run [default: `explore.schedules`].
+    /// Random/PCT: how many seeded schedules to run, 1 to 10^12 [default: `explore.schedules`].
     #[arg(long)]
     pub schedules: Option<u64>,
     /// Random/PCT: the first seed; seeds S, S+1, … are run [default: `explore.seed`].
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Worker threads for random/PCT. Results do not depend on it.
-    #[arg(long, default_value_t = 1)]
-    pub jobs: usize,
-    /// PCT: the bug depth d; BFS/DFS: the longest schedule explored
-    /// [default: `explore.pct_depth` / `explore.depth`].
+    /// Worker threads for random/PCT, 1 to 64. Results do not depend on it
+    /// [default: the machine's cores].
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// PCT: the bug depth d, 1 to 64; BFS/DFS: the longest schedule
+    /// explored, 1 to 100000 [default: `explore.pct_depth` / `explore.depth`].
+    /// Random has no depth: giving one is an error.
     #[arg(long)]
     pub depth: Option<usize>,
+    /// Stop after this long and report what was explored (exit 3): `90`,
+    /// `90s`, `15m`, `2h`.
+    #[arg(long, value_name = "DURATION")]
+    pub time_limit: Option<String>,
+    /// BFS/DFS and PCT: stop (exit 3) once the process uses this many MiB
+    /// [default: `explore.memory_mb`, else half the machine's available memory].
+    #[arg(long, value_name = "MIB")]
+    pub memory_mb: Option<u64>,
+    /// No progress on stderr.
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -71,13 +101,13 @@ pub struct ReplayArgs {
 
 #[derive(Debug, clap::Args)]
 pub struct CompareArgs {
-    /// Client counts to compare at, comma-separated.
-    #[arg(long, value_delimiter = ',', default_values_t = [2usize, 4, 8, 16, 32, 64])]
+    /// Client counts to compare at, comma-separated; sorted and deduplicated.
+    #[arg(long, value_delimiter = ',', default_value = "2,4,8,16,32,64")]
     pub clients: Vec<usize>,
     /// Which faults the compared runs inject.
     #[arg(long, value_enum, default_value_t = FaultsPreset::None)]
     pub faults: FaultsPreset,
-    /// Seeded random runs per recipe and client count.
+    /// Seeded random runs per recipe and client count, 1 to 100000.
     #[arg(long, default_value_t = 8)]
     pub seeds: u64,
     /// The first seed; seeds S, S+1, … are run.
@@ -86,6 +116,12 @@ pub struct CompareArgs {
     /// Also write `compare.md` and SVG charts into this directory.
     #[arg(long)]
     pub report: Option<PathBuf>,
+    /// Worker threads, 1 to 64. Results do not depend on it [default: the machine's cores].
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// No progress on stderr.
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 /// Fault presets for `compare`.
@@ -97,28 +133,78 @@ pub enum FaultsPreset {
     Default,
 }
 
-/// Parse the command line, run the command, and map its result to an exit code.
-pub fn main() -> ExitCode {
-    let cli = Cli::parse();
-    run(cli)
+/// How a command ended; the process exit code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exit {
+    /// Every hard check held, on a complete exploration (or the command had nothing to judge).
+    Ok = 0,
+    /// A hard check failed.
+    Violation = 1,
+    /// The input was refused.
+    BadInput = 2,
+    /// The exploration ended before it explored what it was asked to.
+    Incomplete = 3,
 }
 
-/// Run a parsed command.
-pub fn run(cli: Cli) -> ExitCode {
-    match cli.command {
-        Command::Check(args) => check::check(&args),
-        Command::Replay(args) => replay::replay(&args),
-        Command::Compare(args) => compare(&args),
-        Command::List => list::list(),
+impl From<Exit> for ExitCode {
+    fn from(e: Exit) -> Self {
+        ExitCode::from(e as u8)
     }
 }
 
-fn compare(args: &CompareArgs) -> ExitCode {
-    crate::compare::cli(args)
+/// The binary: the process's arguments, stdout and stderr.
+pub fn main() -> ExitCode {
+    let stdout = std::io::stdout();
+    let stderr = std::io::stderr();
+    let mut out = stdout.lock();
+    let mut err = stderr.lock();
+    run(std::env::args_os(), &mut out, &mut err).into()
 }
 
-/// Print an input error and return exit code 2.
-pub(crate) fn bad_input(message: impl std::fmt::Display) -> ExitCode {
-    eprintln!("error: {message}");
-    ExitCode::from(2)
+/// Run `zkcheck` with `args` (the first is the program name), writing to
+/// `out` and `err`. Never panics on any input; a closed output (`| head`)
+/// ends the printing quietly and the exit code stays the verdict's.
+pub fn run<I, T>(args: I, out: &mut dyn std::io::Write, err: &mut dyn std::io::Write) -> Exit
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let mut io = Io::new(out, err);
+    let exit = match Cli::try_parse_from(args) {
+        Ok(cli) => dispatch(cli, &mut io),
+        Err(e) => {
+            // clap's own verdicts: help and version go to stdout (exit 0),
+            // a usage error to stderr (exit 2).
+            let text = e.render().to_string();
+            if e.use_stderr() {
+                let _ = write!(io.err, "{text}");
+            } else {
+                let _ = write!(io.out, "{text}");
+            }
+            if e.exit_code() == 0 {
+                Exit::Ok
+            } else {
+                Exit::BadInput
+            }
+        }
+    };
+    io.finish();
+    exit
 }
+
+fn dispatch(cli: Cli, io: &mut Io) -> Exit {
+    match cli.command {
+        Command::Check(args) => check::check(&args, io),
+        Command::Replay(args) => replay::replay(&args, io),
+        Command::Compare(args) => crate::compare::cli(&args, io),
+        Command::List => list::list(io),
+    }
+}
+
+/// Print an input error and return [`Exit::BadInput`].
+pub(crate) fn bad_input(io: &mut Io, message: impl std::fmt::Display) -> Exit {
+    let _ = writeln!(io.err, "error: {message}");
+    Exit::BadInput
+}
+
+use std::io::Write as _;

@@ -1,29 +1,31 @@
 //! `zkcheck replay <token>`: the same run, event by event.
 
-use std::process::ExitCode;
-
 use crate::explore::replay::replay as replay_run;
 use crate::run::Ending;
 use crate::scenario::property_name;
 use crate::token::Token;
 
-use super::{bad_input, ReplayArgs};
+use super::{bad_input, say, Exit, Io, ReplayArgs};
 
-pub fn replay(args: &ReplayArgs) -> ExitCode {
+pub fn replay(args: &ReplayArgs, io: &mut Io) -> Exit {
     let token = match Token::decode(&args.token) {
         Ok(t) => t,
-        Err(e) => return bad_input(e),
+        Err(e) => return bad_input(io, e),
     };
     let replayed = match replay_run(&token.scenario, &token.indices) {
         Ok(r) => r,
         Err(e) => {
-            return bad_input(format!(
+            return bad_input(
+                io,
+                format!(
                 "the token's schedule does not fit its scenario: {e}"
             ))
         }
     };
     let run = &replayed.run;
-    println!(
+    say!(
+        io,
+        
         "scenario {}: recipe {}, {} clients; {} steps replayed",
         token.scenario.name,
         token.scenario.recipe,
@@ -31,11 +33,15 @@ pub fn replay(args: &ReplayArgs) -> ExitCode {
         run.schedule.len()
     );
     if args.trace {
-        print!("{}", replayed.trace.text);
+        let _ = std::io::Write::write_all(&mut io.out, replayed.trace.text.as_bytes());
     }
-    println!("final state fingerprint: {:#018x}", run.model.fingerprint());
+    say!(
+        io,
+        "final state fingerprint: {:#018x}", run.model.fingerprint());
     if replayed.unused > 0 {
-        println!(
+        say!(
+        io,
+        
             "note: {} choices of the token were not used (the run ended first)",
             replayed.unused
         );
@@ -43,16 +49,25 @@ pub fn replay(args: &ReplayArgs) -> ExitCode {
     match &run.violation {
         Some(v) => {
             if !args.trace {
-                println!("VIOLATION {}: {}", property_name(v.property), v.explanation);
+                say!(
+        io,
+        "VIOLATION {}: {}", property_name(v.property), v.explanation);
             }
-            ExitCode::from(1)
+            Exit::Violation
         }
         None => {
             match run.ending {
-                Ending::Stopped => println!("no violation: the schedule ended before the run did"),
-                _ => println!("no violation: the run finished and its end-of-run checks passed"),
+                Ending::Stopped => say!(
+        io,
+        "no violation: the schedule ended before the run did"),
+                Ending::StepBound => say!(
+        io,
+        "no violation: the run was cut at explore.max_steps; its end-of-run checks passed"),
+                _ => say!(
+        io,
+        "no violation: the run finished and its end-of-run checks passed"),
             }
-            ExitCode::SUCCESS
+            Exit::Ok
         }
     }
 }

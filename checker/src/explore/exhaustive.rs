@@ -154,6 +154,14 @@ impl Strategy for Exhaustive {
             if visited.len() >= self.max_states {
                 result.truncated += frontier.len() as u64;
                 result.state_cap_hit = true;
+                let cap = crate::stop::StopReason::StateCap(self.max_states);
+                progress.stop().record(cap.clone());
+                result.ended_by = Some(cap);
+                break;
+            }
+            if let Some(reason) = progress.stopped() {
+                result.truncated += frontier.len() as u64;
+                result.ended_by = Some(reason);
                 break;
             }
         }

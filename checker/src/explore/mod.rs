@@ -77,6 +77,12 @@ pub struct Exploration {
     pub truncated: u64,
     /// Exhaustive: the search stopped at its state cap.
     pub state_cap_hit: bool,
+    /// Seeded: runs that were cut at `explore.max_steps` before their natural
+    /// end (their end-of-run checks saw an unfinished run).
+    pub runs_cut: u64,
+    /// What ended the exploration before it explored everything it was
+    /// asked to (interrupt, time limit, memory budget, state cap).
+    pub ended_by: Option<crate::stop::StopReason>,
     pub failure: Option<Failure>,
     /// Figures of the measured properties, merged in seed order.
     pub figures: Figures,
@@ -142,12 +148,17 @@ where
             seeds
                 .par_iter()
                 .map(|&seed| {
+                    // A stopped sweep skips its remaining seeds; results are
+                    // read in seed order up to the first skipped one.
+                    if progress.stopped().is_some() {
+                        return None;
+                    }
                     let mut o = one(seed);
                     if o.violation.is_none() {
                         o.schedule = Schedule::default(); // keep memory flat
                     }
                     progress.inc(1);
-                    o
+                    Some(o)
                 })
                 .collect::<Vec<_>>()
         };
@@ -156,8 +167,13 @@ where
             Err(_) => work(),
         };
         for o in outcomes {
+            let Some(o) = o else {
+                result.ended_by = progress.stop().reason();
+                return result;
+            };
             result.schedules += 1;
             result.events += o.steps as u64;
+            result.runs_cut += u64::from(o.cut);
             result.figures.merge(&o.figures);
             if let Some(violation) = o.violation {
                 result.failure = Some(Failure {

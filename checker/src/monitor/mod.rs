@@ -31,6 +31,9 @@ pub enum Property {
     QueueSafety,
     /// `election`: at most one leader at a time, and a leader emerges.
     Election,
+    /// `no-panic`: no step panics. Always judged, never named in a scenario:
+    /// a recipe that panics has a bug whatever the checks.
+    NoPanic,
 }
 
 /// A property broken at some step, with the words that explain it.

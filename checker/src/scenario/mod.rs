@@ -100,6 +100,10 @@ pub struct ExploreDefaults {
     pub pct_depth: usize,
     /// BFS/DFS: the longest schedule explored.
     pub depth: usize,
+    /// Exhaustive search and PCT: MiB of memory the process may use before
+    /// the search stops as incomplete (default: from the machine's memory).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory_mb: Option<u64>,
 }
 
 impl Default for ExploreDefaults {
@@ -111,6 +115,7 @@ impl Default for ExploreDefaults {
             max_steps: 5000,
             pct_depth: 3,
             depth: 40,
+            memory_mb: None,
         }
     }
 }
@@ -151,30 +156,109 @@ impl Scenario {
         parse::to_canonical(self)
     }
 
-    /// Checks that a hand-built scenario makes sense (known recipe, at
-    /// least one client and one server, an absolute root).
+    /// Checks that a scenario makes sense: a known recipe, every number
+    /// within its documented limit ([`crate::limits`]), a root node the
+    /// simulator accepts, and checks that fit the recipe's family, each
+    /// named once. Files, tokens and hand-built scenarios all pass here.
     pub fn validate(&self) -> Result<(), String> {
-        if self.recipe_info().is_none() {
+        use crate::limits as l;
+        let Some(info) = self.recipe_info() else {
             return Err(format!(
                 "unknown recipe `{}`; known recipes: {}",
                 self.recipe,
                 known_recipes()
             ));
+        };
+        l::TEXT_LEN.check(self.name.chars().count() as u64)?;
+        l::CLIENTS.check_usize(self.clients)?;
+        l::SERVERS.check_usize(self.ensemble.servers)?;
+        l::ROUNDS.check(u64::from(self.workload.rounds))?;
+        l::HOLD_TICKS.check(self.workload.hold_ticks)?;
+        l::THINK_TICKS.check(self.workload.think_ticks)?;
+        l::SESSION_TIMEOUT.check(self.ensemble.session_timeout)?;
+        l::PAUSE_TICKS.check(self.ensemble.pause_ticks)?;
+        l::MAX_TIME.check(self.ensemble.max_time)?;
+        let f = &self.faults;
+        for (name, n) in [
+            ("faults.connection_drops", f.connection_drops),
+            ("faults.expiries", f.expiries),
+            ("faults.pauses", f.pauses),
+            ("faults.crashes", f.crashes),
+            ("faults.partitions", f.partitions),
+        ] {
+            l::FAULTS.named(name).check(u64::from(n))?;
         }
-        if self.clients == 0 {
-            return Err("`clients` must be at least 1".into());
+        let e = &self.explore;
+        l::SCHEDULES.check(e.schedules)?;
+        l::check_seed_range(e.seed, e.schedules, "explore.seed")?;
+        l::MAX_STEPS.check_usize(e.max_steps)?;
+        l::PCT_DEPTH.check_usize(e.pct_depth)?;
+        l::DEPTH.check_usize(e.depth)?;
+        if let Some(mb) = e.memory_mb {
+            l::MEMORY_MB.check(mb)?;
         }
-        if self.ensemble.servers == 0 {
-            return Err("`ensemble.servers` must be at least 1".into());
-        }
-        if !self.root.starts_with('/') || self.root.len() < 2 || self.root.ends_with('/') {
+        self.validate_root()?;
+        self.validate_checks(info.family)
+    }
+
+    /// The root must be a node path the simulator accepts
+    /// ([`zksim::path::validate_path`], ZooKeeper's own rules: no `//`, no
+    /// `.` or `..` component, no NUL or control characters) and not `/`
+    /// itself: every recipe creates children under it.
+    fn validate_root(&self) -> Result<(), String> {
+        crate::limits::TEXT_LEN
+            .named("root")
+            .check(self.root.chars().count() as u64)?;
+        let shown = self.root.escape_debug();
+        if zksim::path::validate_path(&self.root).is_err() {
             return Err(format!(
-                "`root` must be an absolute node path like `/lock`, not `{}`",
-                self.root
+                "`root` = \"{shown}\" is not a valid ZooKeeper path (an absolute path like \
+                 `/lock`, without empty, `.` or `..` components, trailing `/`, NUL or control \
+                 characters)"
             ));
         }
-        if self.explore.max_steps == 0 {
-            return Err("`explore.max_steps` must be at least 1".into());
+        if self.root == "/" {
+            return Err(
+                "`root` = \"/\" is not allowed: the recipe needs a node of its own, like `/lock`"
+                    .into(),
+            );
+        }
+        Ok(())
+    }
+
+    /// Each check once, and only checks the recipe's family can be judged
+    /// by (a queue has no lock holder, so `mutex` on it would hold vacuously).
+    fn validate_checks(&self, family: Family) -> Result<(), String> {
+        let mut seen: Vec<Property> = Vec::new();
+        for (list, p) in self
+            .hard
+            .iter()
+            .map(|&p| ("hard", p))
+            .chain(self.report.iter().map(|&p| ("report", p)))
+        {
+            if seen.contains(&p) {
+                return Err(format!(
+                    "`checks.{list}` names `{}` again: each check may be listed once, in \
+                     `hard` or in `report`",
+                    property_name(p)
+                ));
+            }
+            seen.push(p);
+            if !applies_to(p, family) {
+                let fits: Vec<_> = ALL_PROPERTIES
+                    .iter()
+                    .filter(|&&q| applies_to(q, family))
+                    .map(|&q| property_name(q))
+                    .collect();
+                return Err(format!(
+                    "`checks.{list}` names `{}`, which does not apply to recipe `{}` (a {} \
+                     recipe); checks for it: {}",
+                    property_name(p),
+                    self.recipe,
+                    family_name(family),
+                    fits.join(", ")
+                ));
+            }
         }
         Ok(())
     }
@@ -232,6 +316,33 @@ pub fn property_name(p: Property) -> &'static str {
         Property::NoLeaks => "leaks",
         Property::QueueSafety => "queue",
         Property::Election => "election",
+        Property::NoPanic => "no-panic",
+    }
+}
+
+/// Whether a property can be judged on a recipe of `family`: lock
+/// properties read `Requested`/`Acquired`, queue safety `Offered`/`Taken`,
+/// election `Elected`/`Abdicated`; leaks apply to every recipe.
+pub fn applies_to(p: Property, family: Family) -> bool {
+    match p {
+        Property::QueueSafety => family == Family::Queue,
+        Property::Election => family == Family::Election,
+        Property::NoLeaks | Property::NoPanic => true,
+        Property::MutualExclusion
+        | Property::FencedExclusion
+        | Property::Fifo
+        | Property::NoHerd
+        | Property::Liveness => matches!(family, Family::Lock | Family::RwLock),
+    }
+}
+
+/// A family's name as `zkcheck list` prints it.
+pub fn family_name(family: Family) -> &'static str {
+    match family {
+        Family::Lock => "lock",
+        Family::RwLock => "rwlock",
+        Family::Queue => "queue",
+        Family::Election => "election",
     }
 }
 

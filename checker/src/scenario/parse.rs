@@ -122,6 +122,12 @@ pub(super) fn from_str(text: &str, origin: &str) -> Result<Scenario, ScenarioErr
         position: span.filter(|s| s.end > 0).map(|s| line_col(text, s.start)),
         message,
     };
+    if text.len() as u64 > crate::limits::FILE_BYTES.max {
+        return Err(at(
+            None,
+            crate::limits::FILE_BYTES.refusal(&format!("{} bytes", text.len())),
+        ));
+    }
     let doc: Doc =
         toml::from_str(text).map_err(|e| at(e.span(), e.message().trim().to_string()))?;
 
@@ -176,18 +182,69 @@ pub(super) fn from_str(text: &str, origin: &str) -> Result<Scenario, ScenarioErr
         report,
         explore: doc.explore,
     };
-    // Point at the field when we know which one is wrong.
+    if scenario.hard.is_empty() {
+        return Err(ScenarioError {
+            origin: origin.to_string(),
+            position: find_key(text, "checks.hard"),
+            message: "`checks.hard` is empty: a run with no hard check can never fail, so it would \
+             say \"ok\" having checked nothing; name at least one check"
+                .to_string(),
+        });
+    }
+    // Point at the field when we know which one is wrong: the message
+    // names it as `section.key` (or `key` at the top).
     scenario.validate().map_err(|message| {
-        let span = if message.contains("`clients`") {
+        let span = if message.starts_with("`clients`") {
             Some(doc.clients.span())
-        } else if message.contains("`root`") {
+        } else if message.starts_with("`root`") {
             Some(doc.root.span())
         } else {
             None
         };
-        at(span, message)
+        let position = span
+            .filter(|s| s.end > 0)
+            .map(|s| line_col(text, s.start))
+            .or_else(|| named_field(&message).and_then(|f| find_key(text, f)));
+        ScenarioError {
+            origin: origin.to_string(),
+            position,
+            message,
+        }
     })?;
     Ok(scenario)
+}
+
+/// The `section.key` a validation message starts with.
+fn named_field(message: &str) -> Option<&str> {
+    let rest = message.strip_prefix('`')?;
+    Some(&rest[..rest.find('`')?])
+}
+
+/// Where `key = …` of `[section]` (or of the top, for a plain `key`) is
+/// written, as (line, column); `None` if it is not written (a default).
+fn find_key(text: &str, dotted: &str) -> Option<(usize, usize)> {
+    let (section, key) = dotted.rsplit_once('.').unwrap_or(("", dotted));
+    let mut current = String::new();
+    for (i, line) in text.lines().enumerate() {
+        let trimmed = line.trim_start();
+        if let Some(header) = trimmed.strip_prefix('[') {
+            current = header
+                .split(']')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_string();
+            continue;
+        }
+        let Some(after) = trimmed.strip_prefix(key) else {
+            continue;
+        };
+        if current == section && after.trim_start().starts_with('=') {
+            let col = line.len() - trimmed.len() + 1;
+            return Some((i + 1, col));
+        }
+    }
+    None
 }
 
 pub(super) fn to_canonical(s: &Scenario) -> String {

@@ -1,0 +1,261 @@
+//! The documented limits of every number a user can give zkcheck.
+//!
+//! One table, read the same way for a scenario file, a command-line flag and
+//! the scenario inside a replay token, so that no input can ask for a world
+//! the machine cannot hold (`clients = 1000000000`), a loop that never ends
+//! (`--depth 18446744073709551615`) or a thread per seed (`--jobs 100000`).
+//! Out of range is bad input (exit 2) with the field, the value and the
+//! range; `docs/SCENARIOS.md` lists the same table (a test keeps them equal).
+//!
+//! The bounds are generous for what the checker is for (a handful of
+//! clients and servers, runs of thousands of steps) and small enough that
+//! the largest allowed scenario still fits a laptop; time and memory beyond
+//! that are the job of `--time-limit` and the memory budget.
+
+/// An inclusive range for one user-given number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limit {
+    /// The field's name in a scenario file (`ensemble.servers`) or the flag (`--jobs`).
+    pub name: &'static str,
+    pub min: u64,
+    pub max: u64,
+    /// Why the bound is where it is, for the error message.
+    pub why: &'static str,
+}
+
+impl Limit {
+    /// `Ok` if `value` is within the range, else the message naming the field.
+    pub fn check(&self, value: u64) -> Result<u64, String> {
+        if (self.min..=self.max).contains(&value) {
+            Ok(value)
+        } else {
+            Err(self.refusal(&value.to_string()))
+        }
+    }
+
+    /// [`Limit::check`] for a `usize` field.
+    pub fn check_usize(&self, value: usize) -> Result<usize, String> {
+        self.check(value as u64).map(|_| value)
+    }
+
+    /// The message for a value out of range (also used for values that do
+    /// not even fit the field's type).
+    pub fn refusal(&self, value: &str) -> String {
+        format!(
+            "`{}` = {value} is out of range: it must be between {} and {} ({})",
+            self.name, self.min, self.max, self.why
+        )
+    }
+
+    /// The same limit under another name (a flag setting a scenario field).
+    pub const fn named(self, name: &'static str) -> Limit {
+        Limit { name, ..self }
+    }
+}
+
+pub const CLIENTS: Limit = Limit {
+    name: "clients",
+    min: 1,
+    max: 256,
+    why: "a world holds every client; herds grow with the square of the count",
+};
+pub const SERVERS: Limit = Limit {
+    name: "ensemble.servers",
+    min: 1,
+    max: 9,
+    why: "ZooKeeper ensembles have 1 to 9 voting servers in practice",
+};
+pub const ROUNDS: Limit = Limit {
+    name: "workload.rounds",
+    min: 1,
+    max: 1_000,
+    why: "each client acquires this many times per run",
+};
+pub const HOLD_TICKS: Limit = Limit {
+    name: "workload.hold_ticks",
+    min: 0,
+    max: 100_000,
+    why: "simulated ticks",
+};
+pub const THINK_TICKS: Limit = Limit {
+    name: "workload.think_ticks",
+    min: 0,
+    max: 100_000,
+    why: "simulated ticks",
+};
+pub const SESSION_TIMEOUT: Limit = Limit {
+    name: "ensemble.session_timeout",
+    min: 1,
+    max: 100_000,
+    why: "simulated ticks",
+};
+pub const PAUSE_TICKS: Limit = Limit {
+    name: "ensemble.pause_ticks",
+    min: 0,
+    max: 100_000,
+    why: "simulated ticks",
+};
+pub const MAX_TIME: Limit = Limit {
+    name: "ensemble.max_time",
+    min: 1,
+    max: 1_000_000,
+    why: "simulated ticks; every tick is a step of the run",
+};
+/// Each kind of fault in `[faults]`.
+pub const FAULTS: Limit = Limit {
+    name: "faults",
+    min: 0,
+    max: 1_000,
+    why: "faults per run",
+};
+pub const SCHEDULES: Limit = Limit {
+    name: "explore.schedules",
+    min: 1,
+    max: 1_000_000_000_000,
+    why: "seeded runs; 0 would check nothing",
+};
+pub const MAX_STEPS: Limit = Limit {
+    name: "explore.max_steps",
+    min: 1,
+    max: 1_000_000,
+    why: "every run keeps its schedule in memory, one per worker",
+};
+pub const PCT_DEPTH: Limit = Limit {
+    name: "explore.pct_depth",
+    min: 1,
+    max: 64,
+    why: "PCT's bug depth d; real bugs need d <= 3, each extra level divides the odds",
+};
+pub const DEPTH: Limit = Limit {
+    name: "explore.depth",
+    min: 1,
+    max: 100_000,
+    why: "the longest schedule BFS/DFS explores; 0 would explore nothing",
+};
+pub const MEMORY_MB: Limit = Limit {
+    name: "explore.memory_mb",
+    min: 16,
+    max: 1 << 22,
+    why: "MiB of memory exhaustive search and PCT may use before stopping as incomplete",
+};
+pub const JOBS: Limit = Limit {
+    name: "--jobs",
+    min: 1,
+    max: 64,
+    why: "worker threads; more than the machine's cores only slows a sweep down",
+};
+pub const TIME_LIMIT: Limit = Limit {
+    name: "--time-limit",
+    min: 1,
+    max: 7 * 24 * 3600,
+    why: "seconds of wall-clock time",
+};
+pub const COMPARE_SEEDS: Limit = Limit {
+    name: "--seeds",
+    min: 1,
+    max: 100_000,
+    why: "seeded runs per recipe and client count",
+};
+pub const COMPARE_CLIENT_COUNTS: Limit = Limit {
+    name: "--clients",
+    min: 1,
+    max: 16,
+    why: "distinct client counts compared",
+};
+/// Characters of a scenario's `name` and `root`.
+pub const TEXT_LEN: Limit = Limit {
+    name: "name",
+    min: 1,
+    max: 200,
+    why: "characters",
+};
+/// Bytes of a scenario file.
+pub const FILE_BYTES: Limit = Limit {
+    name: "scenario file",
+    min: 0,
+    max: 1 << 20,
+    why: "bytes",
+};
+/// Bytes of a replay token.
+pub const TOKEN_BYTES: Limit = Limit {
+    name: "token",
+    min: 1,
+    max: 4 << 20,
+    why: "bytes; a token carries a scenario and one character per step or so",
+};
+
+/// Every limit, in the order `docs/SCENARIOS.md` lists them.
+pub const ALL: [Limit; 22] = [
+    CLIENTS,
+    SERVERS,
+    ROUNDS,
+    HOLD_TICKS,
+    THINK_TICKS,
+    SESSION_TIMEOUT,
+    PAUSE_TICKS,
+    MAX_TIME,
+    FAULTS,
+    SCHEDULES,
+    MAX_STEPS,
+    PCT_DEPTH,
+    DEPTH,
+    MEMORY_MB,
+    JOBS,
+    TIME_LIMIT,
+    COMPARE_SEEDS,
+    COMPARE_CLIENT_COUNTS,
+    TEXT_LEN,
+    TEXT_LEN.named("root"),
+    FILE_BYTES,
+    TOKEN_BYTES,
+];
+
+/// Seeds `seed .. seed + schedules` must all be `u64`s: a sweep that would
+/// wrap around is refused rather than silently cut short.
+pub fn check_seed_range(seed: u64, schedules: u64, seed_name: &str) -> Result<(), String> {
+    if seed.checked_add(schedules).is_none() {
+        return Err(format!(
+            "`{seed_name}` = {seed} with {schedules} schedules runs past the last seed \
+             (18446744073709551615): the first seed must be at most {}",
+            u64::MAX - schedules
+        ));
+    }
+    Ok(())
+}
+
+/// The number of worker threads used when `--jobs` is not given: the
+/// machine's cores, within [`JOBS`].
+pub fn default_jobs() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .clamp(JOBS.min as usize, JOBS.max as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_value_out_of_range_names_the_field_and_the_range() {
+        let e = CLIENTS.check(1_000_000_000).unwrap_err();
+        assert!(e.contains("`clients` = 1000000000"), "{e}");
+        assert!(e.contains("between 1 and 256"), "{e}");
+        assert_eq!(CLIENTS.check(256), Ok(256));
+        assert!(CLIENTS.check(0).is_err());
+    }
+
+    #[test]
+    fn a_seed_range_that_wraps_is_refused() {
+        assert!(check_seed_range(u64::MAX, 1, "--seed").is_err());
+        assert!(check_seed_range(u64::MAX - 1000, 1000, "--seed").is_ok());
+    }
+
+    #[test]
+    fn docs_list_every_limit() {
+        let docs = include_str!("../../docs/SCENARIOS.md");
+        for l in ALL {
+            let row = format!("| `{}` | {} | {} |", l.name, l.min, l.max);
+            assert!(docs.contains(&row), "docs/SCENARIOS.md lacks the row {row}");
+        }
+    }
+}

@@ -1,0 +1,211 @@
+//! Why an exploration may end before it has explored what it was asked to:
+//! Ctrl-C or SIGTERM, `--time-limit`, the memory budget, the state cap.
+//!
+//! These are the only places where the wall clock and the machine enter a
+//! check, and they only ever *end* a search early: what was explored up to
+//! that point is the same as in an unbounded run, and the command reports
+//! the run as incomplete (exit 3) with the reason, never as "ok".
+
+use std::fmt;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+/// What ended a search early.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    /// Ctrl-C, SIGTERM or SIGHUP.
+    Interrupted,
+    /// `--time-limit` passed.
+    TimeLimit(Duration),
+    /// The process grew past its memory budget.
+    MemoryBudget { used_mb: u64, budget_mb: u64 },
+    /// Exhaustive search reached its cap of distinct states.
+    StateCap(usize),
+}
+
+impl fmt::Display for StopReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StopReason::Interrupted => write!(f, "interrupted (Ctrl-C or a termination signal)"),
+            StopReason::TimeLimit(d) => write!(f, "the time limit of {}s was reached", d.as_secs()),
+            StopReason::MemoryBudget { used_mb, budget_mb } => write!(
+                f,
+                "the memory budget was reached ({used_mb} MiB used of {budget_mb} MiB; \
+                 raise it with --memory-mb or `explore.memory_mb`)"
+            ),
+            StopReason::StateCap(n) => write!(f, "the state cap of {n} distinct states was reached"),
+        }
+    }
+}
+
+/// Set by the signal handler; read by every [`Stop`].
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Make Ctrl-C, SIGTERM and SIGHUP end the search cleanly (the command then
+/// prints what it has). A second signal ends the process at once, for a
+/// search that does not look at its stop flag often enough. Installed once
+/// per process; later calls do nothing.
+pub fn install_signal_handler() {
+    static INSTALLED: OnceLock<()> = OnceLock::new();
+    INSTALLED.get_or_init(|| {
+        let _ = ctrlc::set_handler(|| {
+            if INTERRUPTED.swap(true, Ordering::SeqCst) {
+                std::process::exit(130);
+            }
+        });
+    });
+}
+
+/// Whether a signal asked the process to stop.
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::Relaxed)
+}
+
+/// The stop conditions of one exploration.
+#[derive(Debug)]
+pub struct Stop {
+    deadline: Option<(Instant, Duration)>,
+    memory_budget: u64,
+    /// A stop asked for by code (tests, a caller that has seen enough).
+    requested: AtomicBool,
+    /// Calls to [`Stop::check`], to sample memory only every so often.
+    calls: AtomicU64,
+    /// Whether `reason` is set (read without locking on every check).
+    stopped: AtomicBool,
+    reason: Mutex<Option<StopReason>>,
+}
+
+impl Default for Stop {
+    fn default() -> Self {
+        Stop::new(None, default_memory_budget())
+    }
+}
+
+/// Read the resident memory once every this many checks (reading
+/// `/proc/self/status` costs tens of microseconds).
+const MEMORY_SAMPLE: u64 = 256;
+
+impl Stop {
+    /// Stop after `time_limit` (if any) or past `memory_budget` bytes.
+    pub fn new(time_limit: Option<Duration>, memory_budget: u64) -> Self {
+        Stop {
+            deadline: time_limit.map(|d| (Instant::now() + d, d)),
+            memory_budget,
+            requested: AtomicBool::new(false),
+            calls: AtomicU64::new(0),
+            stopped: AtomicBool::new(false),
+            reason: Mutex::new(None),
+        }
+    }
+
+    /// Ask the exploration to stop as if interrupted.
+    pub fn request(&self) {
+        self.requested.store(true, Ordering::Relaxed);
+    }
+
+    /// The memory budget in bytes.
+    pub fn memory_budget(&self) -> u64 {
+        self.memory_budget
+    }
+
+    /// Whether the exploration should stop now, and why. Cheap enough to
+    /// call once per run or per expanded state; the first reason sticks.
+    pub fn check(&self) -> Option<StopReason> {
+        if self.stopped.load(Ordering::Relaxed) {
+            return self.reason();
+        }
+        let reason = if interrupted() || self.requested.load(Ordering::Relaxed) {
+            Some(StopReason::Interrupted)
+        } else if self.deadline.is_some_and(|(at, _)| Instant::now() >= at) {
+            self.deadline.map(|(_, d)| StopReason::TimeLimit(d))
+        } else if self.calls.fetch_add(1, Ordering::Relaxed) % MEMORY_SAMPLE == 0 {
+            self.memory_exceeded()
+        } else {
+            None
+        };
+        reason.inspect(|r| self.record(r.clone()))
+    }
+
+    /// Record a reason found elsewhere (the state cap).
+    pub fn record(&self, reason: StopReason) {
+        if let Ok(mut r) = self.reason.lock() {
+            r.get_or_insert(reason);
+            self.stopped.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// The reason the exploration stopped, if it did.
+    pub fn reason(&self) -> Option<StopReason> {
+        self.reason.lock().ok().and_then(|r| r.clone())
+    }
+
+    fn memory_exceeded(&self) -> Option<StopReason> {
+        let used = resident_bytes()?;
+        (used > self.memory_budget).then(|| StopReason::MemoryBudget {
+            used_mb: used >> 20,
+            budget_mb: self.memory_budget >> 20,
+        })
+    }
+}
+
+/// The process's resident memory, from `/proc/self/status` (Linux); `None`
+/// elsewhere, where only the state cap and the time limit bound a search.
+pub fn resident_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    kib_field(&status, "VmRSS:").map(|kib| kib << 10)
+}
+
+/// The default memory budget: half the memory available when the command
+/// starts (what the process already uses included), at least 256 MiB; 4 GiB
+/// where `/proc/meminfo` cannot be read.
+pub fn default_memory_budget() -> u64 {
+    let available = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| kib_field(&m, "MemAvailable:").or_else(|| kib_field(&m, "MemTotal:")))
+        .map(|kib| kib << 10);
+    match available {
+        Some(bytes) => (bytes / 2 + resident_bytes().unwrap_or(0)).max(256 << 20),
+        None => 4 << 30,
+    }
+}
+
+/// A `Name:   1234 kB` line of a `/proc` file, in KiB.
+fn kib_field(text: &str, name: &str) -> Option<u64> {
+    let line = text.lines().find(|l| l.starts_with(name))?;
+    line[name.len()..].split_whitespace().next()?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_requested_stop_is_seen_and_sticks() {
+        let stop = Stop::new(None, u64::MAX);
+        assert_eq!(stop.check(), None);
+        stop.request();
+        assert_eq!(stop.check(), Some(StopReason::Interrupted));
+        assert_eq!(stop.reason(), Some(StopReason::Interrupted));
+    }
+
+    #[test]
+    fn a_passed_deadline_stops() {
+        let stop = Stop::new(Some(Duration::ZERO), u64::MAX);
+        assert_eq!(stop.check(), Some(StopReason::TimeLimit(Duration::ZERO)));
+    }
+
+    #[test]
+    fn a_tiny_memory_budget_stops_on_linux() {
+        let stop = Stop::new(None, 1);
+        if resident_bytes().is_some() {
+            assert!(matches!(stop.check(), Some(StopReason::MemoryBudget { .. })));
+        }
+    }
+
+    #[test]
+    fn the_default_budget_is_sane() {
+        let b = default_memory_budget();
+        assert!(b >= 256 << 20, "{b}");
+    }
+}
