@@ -81,13 +81,15 @@ pub fn scenario(recipe: &str, clients: usize, faults: bool) -> Scenario {
 
 /// Run every cell. Rows come out recipe-major, in the config's order.
 pub fn compare(config: &CompareConfig) -> Result<Vec<Row>, String> {
-    compare_with(config, &Progress::hidden())
-        .map(|(rows, _)| rows)
+    compare_with(config, &Progress::hidden()).map(|(rows, _)| rows)
 }
 
 /// [`compare`] reporting each run to `progress`, on the current rayon pool.
 /// Stops early if `progress` says so; the `bool` says whether every run was made.
-pub fn compare_with(config: &CompareConfig, progress: &Progress) -> Result<(Vec<Row>, bool), String> {
+pub fn compare_with(
+    config: &CompareConfig,
+    progress: &Progress,
+) -> Result<(Vec<Row>, bool), String> {
     let mut cells = Vec::new();
     for recipe in &config.recipes {
         for &clients in &config.clients {
@@ -103,8 +105,8 @@ pub fn compare_with(config: &CompareConfig, progress: &Progress) -> Result<(Vec<
         .par_iter()
         .map(|&(cell, seed)| {
             if progress.stopped().is_some() {
-                        return None;
-                    }
+                return None;
+            }
             let f = run_random(&cells[cell].2, seed).figures;
             progress.inc(1);
             Some((cell, f))
@@ -179,7 +181,10 @@ pub fn cli(args: &crate::cli::CompareArgs, io: &mut crate::cli::Io) -> crate::cl
             .reason()
             .map_or_else(|| "stopped".to_string(), |r| r.to_string());
         crate::cli::say!(io, "{}", table(&rows));
-        crate::cli::say!(io, "INCOMPLETE: {why}; the table above counts only the runs made (see its runs column)");
+        crate::cli::say!(
+            io,
+            "INCOMPLETE: {why}; the table above counts only the runs made (see its runs column)"
+        );
         return Exit::Incomplete;
     }
     let _ = std::io::Write::write_all(&mut io.out, table(&rows).as_bytes());

@@ -27,7 +27,9 @@ fn install_quiet_hook() {
         let previous = panic::take_hook();
         panic::set_hook(Box::new(move |info| {
             if CATCHING.with(Cell::get) {
-                let at = info.location().map(|l| format!("{}:{}", l.file(), l.line()));
+                let at = info
+                    .location()
+                    .map(|l| format!("{}:{}", l.file(), l.line()));
                 LOCATION.with(|l| *l.borrow_mut() = at);
             } else {
                 previous(info);
@@ -84,7 +86,14 @@ mod tests {
     fn a_panic_is_caught_with_its_message_and_place() {
         let caught = catch(|| -> u32 { panic!("boom {}", 7) }).unwrap_err();
         assert_eq!(caught.message, "boom 7");
-        assert!(caught.location.as_deref().unwrap_or("").contains("panics.rs"), "{caught}");
+        assert!(
+            caught
+                .location
+                .as_deref()
+                .unwrap_or("")
+                .contains("panics.rs"),
+            "{caught}"
+        );
         assert_eq!(catch(|| 5), Ok(5));
     }
 }

@@ -19,8 +19,12 @@ pub fn check_dir(dir: &Path) -> Result<(), String> {
             dir.display()
         ));
     }
-    std::fs::create_dir_all(dir)
-        .map_err(|e| format!("`--report` = {}: cannot create the directory: {e}", dir.display()))
+    std::fs::create_dir_all(dir).map_err(|e| {
+        format!(
+            "`--report` = {}: cannot create the directory: {e}",
+            dir.display()
+        )
+    })
 }
 
 /// Write `compare.md`, `wakeups-per-release.svg` and `latency.svg` into

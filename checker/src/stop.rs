@@ -34,7 +34,9 @@ impl fmt::Display for StopReason {
                 "the memory budget was reached ({used_mb} MiB used of {budget_mb} MiB; \
                  raise it with --memory-mb or `explore.memory_mb`)"
             ),
-            StopReason::StateCap(n) => write!(f, "the state cap of {n} distinct states was reached"),
+            StopReason::StateCap(n) => {
+                write!(f, "the state cap of {n} distinct states was reached")
+            }
         }
     }
 }
@@ -199,7 +201,10 @@ mod tests {
     fn a_tiny_memory_budget_stops_on_linux() {
         let stop = Stop::new(None, 1);
         if resident_bytes().is_some() {
-            assert!(matches!(stop.check(), Some(StopReason::MemoryBudget { .. })));
+            assert!(matches!(
+                stop.check(),
+                Some(StopReason::MemoryBudget { .. })
+            ));
         }
     }
 

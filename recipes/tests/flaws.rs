@@ -14,13 +14,13 @@ use zkrecipes::testkit::{children, created, exists, Harness};
 use zkrecipes::{AppEvent, Recipe};
 use zksim::{EventType, SessionEvent, SessionRequest, ZkError};
 
-const MINE: &str = "lock-c1s10a1-0000000002";
+const MINE: &str = "lock-c1s16a1-0000000002";
 
 /// Client 1's node `MINE` (czxid 5) exists; listing is op 2. Checks that
 /// the way there is the same as the correct recipe's.
 fn enqueued<R: Recipe>() -> Harness<R> {
     let (mut h, out) = started::<R>(1, 1);
-    assert_eq!(out.sent, [(1, create_seq("/lock/lock-c1s10a1-"))]);
+    assert_eq!(out.sent, [(1, create_seq("/lock/lock-c1s16a1-"))]);
     let out = h.reply(1, created(&format!("/lock/{MINE}"), 5, ME));
     assert_eq!(out.events, [enq(2)]);
     assert_eq!(out.sent, [(2, children_of("/lock"))]);
@@ -38,7 +38,7 @@ fn waiting_on<R: Recipe>(pred: &str) -> Harness<R> {
 
 #[test]
 fn no_recheck_takes_the_lock_on_wakeup_where_the_correct_one_relists() {
-    let pred = "lock-c0s20a1-0000000001";
+    let pred = "lock-c0s32a1-0000000001";
     let path = format!("/lock/{pred}");
     let mut good = waiting_on::<SequentialLock>(pred);
     let mut bad = waiting_on::<SequentialNoRecheck>(pred);
@@ -52,7 +52,7 @@ fn no_recheck_takes_the_lock_on_wakeup_where_the_correct_one_relists() {
 
 #[test]
 fn no_recheck_also_trusts_exists_saying_gone() {
-    let pred = "lock-c0s20a1-0000000001";
+    let pred = "lock-c0s32a1-0000000001";
     let mut bad = enqueued::<SequentialNoRecheck>();
     bad.reply(2, children(&[pred, MINE]));
     let out = bad.reply(3, exists(None));
@@ -87,7 +87,7 @@ fn ignore_session_keeps_holding_through_disconnect_and_expiry() {
 
 #[test]
 fn ignore_session_asks_again_where_the_correct_one_waits_for_the_disconnect() {
-    let pred = "lock-c0s20a1-0000000001";
+    let pred = "lock-c0s32a1-0000000001";
     let mut good = enqueued::<SequentialLock>();
     let mut bad = enqueued::<SequentialIgnoreSession>();
     // The listing's reply is lost with the connection.
@@ -106,19 +106,19 @@ fn ignore_session_asks_again_where_the_correct_one_waits_for_the_disconnect() {
 
 #[test]
 fn watch_lowest_watches_the_holder_instead_of_the_predecessor() {
-    let names = ["lock-c2s30a1-0000000000", "lock-c0s20a1-0000000001", MINE];
+    let names = ["lock-c2s48a1-0000000000", "lock-c0s32a1-0000000001", MINE];
     let mut good = enqueued::<SequentialLock>();
     let mut bad = enqueued::<SequentialWatchLowest>();
     assert_eq!(
         good.reply(2, children(&names)).sent,
-        [(3, exists_watch("/lock/lock-c0s20a1-0000000001"))]
+        [(3, exists_watch("/lock/lock-c0s32a1-0000000001"))]
     );
     assert_eq!(
         bad.reply(2, children(&names)).sent,
-        [(3, exists_watch("/lock/lock-c2s30a1-0000000000"))]
+        [(3, exists_watch("/lock/lock-c2s48a1-0000000000"))]
     );
     // Still re-lists on wakeup, and still acquires when lowest.
-    let out = bad.watch(EventType::NodeDeleted, "/lock/lock-c2s30a1-0000000000");
+    let out = bad.watch(EventType::NodeDeleted, "/lock/lock-c2s48a1-0000000000");
     assert_eq!(out.sent, [(4, children_of("/lock"))]);
     assert_eq!(bad.reply(4, children(&[MINE])).events, acquired(5));
 }
@@ -133,15 +133,15 @@ fn blind_retry_creates_again_without_looking() {
     );
     assert_eq!(
         bad.reply(1, Err(ZkError::ConnectionLoss)).sent,
-        [(2, create_seq("/lock/lock-c1s10a2-"))]
+        [(2, create_seq("/lock/lock-c1s16a2-"))]
     );
 }
 
 #[test]
 fn blind_retry_waits_on_its_own_orphan() {
     // The first create did make a node (seq 1) before the connection broke.
-    let orphan = "lock-c1s10a1-0000000001";
-    let mine = "lock-c1s10a2-0000000002";
+    let orphan = "lock-c1s16a1-0000000001";
+    let mine = "lock-c1s16a2-0000000002";
     let (mut good, _) = started::<SequentialLock>(1, 1);
     let (mut bad, _) = started::<SequentialBlindRetry>(1, 1);
     bad.reply(1, Err(ZkError::ConnectionLoss));
@@ -161,13 +161,13 @@ fn blind_retry_waits_on_its_own_orphan() {
 #[test]
 fn string_sort_lets_a_smaller_tag_jump_the_line() {
     // c9's node came first (seq 1); MINE (c1, seq 2) is second.
-    let names = ["lock-c9s50a1-0000000001", MINE];
+    let names = ["lock-c9s128a1-0000000001", MINE];
     let mut good = enqueued::<SequentialLock>();
     let mut bad = enqueued::<SequentialStringSort>();
     let out = good.reply(2, children(&names));
     assert_eq!(
         out.sent,
-        [(3, exists_watch("/lock/lock-c9s50a1-0000000001"))]
+        [(3, exists_watch("/lock/lock-c9s128a1-0000000001"))]
     );
     assert!(out.events.is_empty());
     let out = bad.reply(2, children(&names));

@@ -258,7 +258,8 @@ impl Run {
             .collect();
         if pick % 2 == 0 || foreign.is_empty() {
             self.seq += 1;
-            let kind = ["lock-c7s70a1-", "read-c8s80a1-", "write-c9s90a1-"][pick as usize / 2 % 3];
+            let kind =
+                ["lock-c7s112a1-", "read-c8s128a1-", "write-c9s144a1-"][pick as usize / 2 % 3];
             let naive = pick % 4 == 0 && !self.nodes.contains_key("/lock/lock");
             let path = if naive {
                 "/lock/lock".to_string()

@@ -19,6 +19,7 @@ const LOCKS: &[&str] = &[
     "sequential-blind-retry",
     "sequential-string-sort",
     "naive-no-rewatch",
+    "sequential-unwrap",
 ];
 
 #[test]

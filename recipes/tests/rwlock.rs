@@ -38,9 +38,9 @@ fn roles_follow_the_client_index() {
 
 #[test]
 fn a_reader_shares_with_lower_readers() {
-    let me = "read-c1s10a1-0000000002";
+    let me = "read-c1s16a1-0000000002";
     let mut h = enqueued(1, me);
-    let out = h.reply(2, children(&[me, "read-c2s20a1-0000000001"]));
+    let out = h.reply(2, children(&[me, "read-c2s32a1-0000000001"]));
     assert_eq!(
         out.events,
         [
@@ -55,44 +55,44 @@ fn a_reader_shares_with_lower_readers() {
 
 #[test]
 fn a_reader_waits_for_the_next_lower_writer_only() {
-    let me = "read-c1s10a1-0000000004";
+    let me = "read-c1s16a1-0000000004";
     let mut h = enqueued(1, me);
     let out = h.reply(
         2,
         children(&[
-            "read-c2s20a1-0000000003",
-            "write-c0s30a1-0000000002",
+            "read-c2s32a1-0000000003",
+            "write-c0s48a1-0000000002",
             me,
-            "write-c3s40a1-0000000001",
-            "write-c6s50a1-0000000005",
+            "write-c3s64a1-0000000001",
+            "write-c6s128a1-0000000005",
         ]),
     );
     assert_eq!(
         out.sent,
-        [(3, exists_watch("/lock/write-c0s30a1-0000000002"))]
+        [(3, exists_watch("/lock/write-c0s48a1-0000000002"))]
     );
     assert!(out.events.is_empty());
-    let out = h.watch(EventType::NodeDeleted, "/lock/write-c0s30a1-0000000002");
+    let out = h.watch(EventType::NodeDeleted, "/lock/write-c0s48a1-0000000002");
     assert_eq!(out.sent, [(4, children_of("/lock"))]);
 }
 
 #[test]
 fn a_writer_waits_for_the_next_lower_node_of_any_kind() {
-    let me = "write-c3s10a1-0000000003";
+    let me = "write-c3s16a1-0000000003";
     let mut h = enqueued(3, me);
     let out = h.reply(
         2,
-        children(&["write-c0s30a1-0000000001", me, "read-c2s20a1-0000000002"]),
+        children(&["write-c0s48a1-0000000001", me, "read-c2s32a1-0000000002"]),
     );
     assert_eq!(
         out.sent,
-        [(3, exists_watch("/lock/read-c2s20a1-0000000002"))]
+        [(3, exists_watch("/lock/read-c2s32a1-0000000002"))]
     );
     // Lowest: exclusive.
-    let mut h = enqueued(0, "write-c0s10a1-0000000001");
+    let mut h = enqueued(0, "write-c0s16a1-0000000001");
     let out = h.reply(
         2,
-        children(&["write-c0s10a1-0000000001", "read-c1s20a1-0000000002"]),
+        children(&["write-c0s16a1-0000000001", "read-c1s32a1-0000000002"]),
     );
     assert_eq!(out.events, acquired(5));
 }

@@ -8,14 +8,14 @@ use zkrecipes::testkit::{children, created, exists, Harness};
 use zkrecipes::AppEvent;
 use zksim::{Client, EventType, SessionEvent, SessionRequest, ZkError};
 
-const MINE: &str = "lock-c1s10a1-0000000002";
-const PRED: &str = "lock-c0s20a1-0000000001";
+const MINE: &str = "lock-c1s16a1-0000000002";
+const PRED: &str = "lock-c0s32a1-0000000001";
 
 /// Client 1 has created its node (seq 2, czxid 5) and sent the listing (op 2).
 fn enqueued() -> Harness<SequentialLock> {
     let (mut h, out) = started::<SequentialLock>(1, 1);
     assert_eq!(out.events, [REQ]);
-    assert_eq!(out.sent, [(1, create_seq("/lock/lock-c1s10a1-"))]);
+    assert_eq!(out.sent, [(1, create_seq("/lock/lock-c1s16a1-"))]);
     let out = h.reply(1, created(&format!("/lock/{MINE}"), 5, ME));
     assert_eq!(out.events, [enq(2)]);
     assert_eq!(out.sent, [(2, children_of("/lock"))]);
@@ -54,7 +54,7 @@ fn lowest_node_acquires_at_once_and_releases_after_the_hold() {
 fn waits_on_its_predecessor_and_relists_when_it_goes() {
     let mut h = waiting();
     // A stale or foreign watch does nothing.
-    let out = h.watch(EventType::NodeDeleted, "/lock/lock-c2s30a1-0000000000");
+    let out = h.watch(EventType::NodeDeleted, "/lock/lock-c2s48a1-0000000000");
     assert!(out.sent.is_empty() && out.events.is_empty());
     let out = h.watch(EventType::NodeDeleted, &format!("/lock/{PRED}"));
     assert_eq!(out.sent, [(4, children_of("/lock"))]);
@@ -79,26 +79,26 @@ fn watches_the_next_lower_node_by_sequence_not_by_name() {
     // and c0…'s node (seq 3) is higher.
     let out = h.reply(
         2,
-        children(&["lock-c0s20a1-0000000003", MINE, "lock-c9s50a1-0000000001"]),
+        children(&["lock-c0s32a1-0000000003", MINE, "lock-c9s128a1-0000000001"]),
     );
     assert_eq!(
         out.sent,
-        [(3, exists_watch("/lock/lock-c9s50a1-0000000001"))]
+        [(3, exists_watch("/lock/lock-c9s128a1-0000000001"))]
     );
     // With three lower nodes it watches the nearest one only.
     let mut h = enqueued();
     let out = h.reply(
         2,
         children(&[
-            "lock-c2s30a1-0000000000",
+            "lock-c2s48a1-0000000000",
             MINE,
-            "lock-c9s50a1-0000000001",
+            "lock-c9s128a1-0000000001",
             "other-node",
         ]),
     );
     assert_eq!(
         out.sent,
-        [(3, exists_watch("/lock/lock-c9s50a1-0000000001"))]
+        [(3, exists_watch("/lock/lock-c9s128a1-0000000001"))]
     );
 }
 
@@ -120,7 +120,7 @@ fn connection_loss_on_create_creates_again_when_its_node_is_not_there() {
     let (mut h, _) = started::<SequentialLock>(1, 1);
     h.reply(1, Err(ZkError::ConnectionLoss));
     let out = h.reply(2, children(&[PRED]));
-    assert_eq!(out.sent, [(3, create_seq("/lock/lock-c1s10a2-"))]);
+    assert_eq!(out.sent, [(3, create_seq("/lock/lock-c1s16a2-"))]);
 }
 
 #[test]
@@ -133,15 +133,15 @@ fn after_a_disconnect_the_lost_create_is_not_adopted_but_cleaned_up() {
     let out = h.session(SessionEvent::SyncConnected);
     assert_eq!(out.events, [REQ]);
     // A new request queues anew: a new node, not the old one.
-    assert_eq!(out.sent, [(3, create_seq("/lock/lock-c1s10a2-"))]);
+    assert_eq!(out.sent, [(3, create_seq("/lock/lock-c1s16a2-"))]);
     // The abandoned lookup's answer is ignored.
     assert!(h.reply(2, children(&[MINE])).sent.is_empty());
-    let new = "lock-c1s10a2-0000000004";
+    let new = "lock-c1s16a2-0000000004";
     let out = h.reply(3, created(&format!("/lock/{new}"), 8, ME));
     assert_eq!(out.events, [enq(4)]);
     // The old attempt's node (seq 2) is lower, but it is ours: deleted,
     // not waited on. PRED's node (seq 3) queued while we were away: wait.
-    let pred = "lock-c0s20a1-0000000003";
+    let pred = "lock-c0s32a1-0000000003";
     let out = h.reply(4, children(&[MINE, pred, new]));
     assert_eq!(
         out.sent,
@@ -155,7 +155,7 @@ fn after_a_disconnect_the_lost_create_is_not_adopted_but_cleaned_up() {
 #[test]
 fn deletes_its_own_leftovers_and_does_not_wait_on_them() {
     let mut h = enqueued();
-    let leftover = "lock-c1s10a0-0000000001";
+    let leftover = "lock-c1s16a0-0000000001";
     let out = h.reply(2, children(&[leftover, MINE]));
     assert_eq!(out.sent, [(3, delete(&format!("/lock/{leftover}")))]);
     assert_eq!(out.events, acquired(5));
@@ -174,7 +174,7 @@ fn disconnect_while_holding_loses_the_lock_and_retries_with_a_new_node() {
         out.sent,
         [
             (3, delete(&format!("/lock/{MINE}"))),
-            (4, create_seq("/lock/lock-c1s10a2-"))
+            (4, create_seq("/lock/lock-c1s16a2-"))
         ]
     );
 }
@@ -194,7 +194,7 @@ fn disconnect_while_waiting_gives_up_and_ignores_the_old_watch() {
         out.sent,
         [
             (4, delete(&format!("/lock/{MINE}"))),
-            (5, create_seq("/lock/lock-c1s10a2-"))
+            (5, create_seq("/lock/lock-c1s16a2-"))
         ]
     );
 }
@@ -210,7 +210,7 @@ fn expiry_while_holding_loses_the_lock_and_retries_in_a_new_session() {
     let out = h.session(SessionEvent::SyncConnected);
     assert_eq!(out.events, [REQ]);
     // The old node died with the session: nothing to clean up.
-    assert_eq!(out.sent, [(3, create_seq("/lock/lock-c1s11a2-"))]);
+    assert_eq!(out.sent, [(3, create_seq("/lock/lock-c1s17a2-"))]);
 }
 
 #[test]
@@ -238,7 +238,7 @@ fn thinks_between_rounds_then_asks_again() {
     assert_eq!(h.timer(), Some(4 + 2));
     let out = h.fire_timer().unwrap();
     assert_eq!(out.events, [REQ]);
-    assert_eq!(out.sent, [(4, create_seq("/lock/lock-c1s10a2-"))]);
+    assert_eq!(out.sent, [(4, create_seq("/lock/lock-c1s16a2-"))]);
     assert!(!h.client.is_done());
 }
 
@@ -285,5 +285,5 @@ fn nested_roots_create_every_ancestor() {
     // Only the last reply counts.
     assert!(h.reply(0, Err(ZkError::NodeExists)).events.is_empty());
     let out = h.reply(1, created("/app/locks", 2, 0));
-    assert_eq!(out.sent, [(2, create_seq("/app/locks/lock-c0s10a1-"))]);
+    assert_eq!(out.sent, [(2, create_seq("/app/locks/lock-c0s16a1-"))]);
 }

@@ -102,7 +102,7 @@ fn print_summary(io: &mut Io, scenario: &Scenario, options: &Options, r: &Explor
     let checks: Vec<_> = scenario.hard.iter().map(|&p| property_name(p)).collect();
     say!(
         io,
-        "scenario {}: recipe {}, {} clients, {} servers; hard checks: {}",
+        "scenario {}: recipe {}, {} clients, {} servers; hard checks: {} (and no-panic, always)",
         scenario.name,
         scenario.recipe,
         scenario.clients,

@@ -11,7 +11,6 @@ pub fn list(io: &mut Io) -> Exit {
     for r in zkrecipes::RECIPES {
         say!(
             io,
-            
             "{:<width$}  {:<8} {:<10} {}",
             r.name,
             crate::scenario::family_name(r.family),

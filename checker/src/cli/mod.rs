@@ -25,8 +25,8 @@ use clap::{Parser, Subcommand};
 
 use crate::scenario::StrategyKind;
 
-pub use io::Io;
 pub(crate) use io::say;
+pub use io::Io;
 
 /// Model-check ZooKeeper recipes on a deterministic simulated ensemble.
 #[derive(Debug, Parser)]

@@ -38,7 +38,9 @@ pub fn options(args: &CheckArgs, scenario: &Scenario) -> Result<Options, String>
     }
     if let Some(d) = args.depth {
         match options.strategy {
-            StrategyKind::Pct => options.pct_depth = l::PCT_DEPTH.named("--depth").check_usize(d)?,
+            StrategyKind::Pct => {
+                options.pct_depth = l::PCT_DEPTH.named("--depth").check_usize(d)?
+            }
             StrategyKind::Bfs | StrategyKind::Dfs => {
                 options.depth = l::DEPTH.named("--depth").check_usize(d)?
             }
@@ -91,9 +93,7 @@ pub fn parse_duration(text: &str) -> Result<u64, String> {
     };
     let n: Option<u64> = digits.parse().ok();
     match (n, scale) {
-        (Some(n), s) if s > 0 => n
-            .checked_mul(s)
-            .ok_or_else(|| l::TIME_LIMIT.refusal(text)),
+        (Some(n), s) if s > 0 => n.checked_mul(s).ok_or_else(|| l::TIME_LIMIT.refusal(text)),
         _ => Err(format!(
             "`--time-limit` = {text:?} is not a duration: write seconds (`90`) or a number \
              with s, m, h or d (`15m`)"

@@ -17,15 +17,13 @@ pub fn replay(args: &ReplayArgs, io: &mut Io) -> Exit {
         Err(e) => {
             return bad_input(
                 io,
-                format!(
-                "the token's schedule does not fit its scenario: {e}"
-            ))
+                format!("the token's schedule does not fit its scenario: {e}"),
+            )
         }
     };
     let run = &replayed.run;
     say!(
         io,
-        
         "scenario {}: recipe {}, {} clients; {} steps replayed",
         token.scenario.name,
         token.scenario.recipe,
@@ -37,11 +35,12 @@ pub fn replay(args: &ReplayArgs, io: &mut Io) -> Exit {
     }
     say!(
         io,
-        "final state fingerprint: {:#018x}", run.model.fingerprint());
+        "final state fingerprint: {:#018x}",
+        run.model.fingerprint()
+    );
     if replayed.unused > 0 {
         say!(
-        io,
-        
+            io,
             "note: {} choices of the token were not used (the run ended first)",
             replayed.unused
         );
@@ -50,22 +49,24 @@ pub fn replay(args: &ReplayArgs, io: &mut Io) -> Exit {
         Some(v) => {
             if !args.trace {
                 say!(
-        io,
-        "VIOLATION {}: {}", property_name(v.property), v.explanation);
+                    io,
+                    "VIOLATION {}: {}",
+                    property_name(v.property),
+                    v.explanation
+                );
             }
             Exit::Violation
         }
         None => {
             match run.ending {
-                Ending::Stopped => say!(
-        io,
-        "no violation: the schedule ended before the run did"),
+                Ending::Stopped => say!(io, "no violation: the schedule ended before the run did"),
                 Ending::StepBound => say!(
         io,
         "no violation: the run was cut at explore.max_steps; its end-of-run checks passed"),
                 _ => say!(
-        io,
-        "no violation: the run finished and its end-of-run checks passed"),
+                    io,
+                    "no violation: the run finished and its end-of-run checks passed"
+                ),
             }
             Exit::Ok
         }

@@ -114,8 +114,9 @@ pub fn replay(
     if let Some(bad) = chooser.error {
         return Err(bad);
     }
-    if let Some(v) = &run.violation {
-        trace.violation(v);
+    match &run.violation {
+        Some(v) => trace.violation(v),
+        None => trace.finish(),
     }
     let unused = chooser.unused();
     Ok(Replayed { run, trace, unused })

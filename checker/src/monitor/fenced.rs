@@ -57,7 +57,7 @@ impl FencedMonitor {
                     first.get_or_insert_with(|| Violation {
                         property: Property::FencedExclusion,
                         explanation: format!(
-                            "at tick {} the resource accepted a write from {} under fence {fence}, \
+                            "at tick {} the resource accepted a write from {} under fence {fence:#x}, \
                              the same fence {} already wrote under: the recipe granted the lock to \
                              both with one token, so the resource cannot keep their writes apart",
                             view.now(),
@@ -111,7 +111,7 @@ mod tests {
             .unwrap_err();
         assert_eq!(err.property, Property::FencedExclusion);
         assert!(
-            err.explanation.contains("client 1 under fence 7"),
+            err.explanation.contains("client 1 under fence 0x7"),
             "{}",
             err.explanation
         );

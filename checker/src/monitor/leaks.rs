@@ -58,8 +58,8 @@ impl LeakMonitor {
             .map(|(path, owner)| match *owner {
                 0 => format!("{path} (persistent)"),
                 s => match self.sessions.client_of(s) {
-                    Some(c) => format!("{path} (ephemeral of {}'s session {s:#x})", who(c)),
-                    None => format!("{path} (ephemeral of session {s:#x})"),
+                    Some(c) => format!("{path} (ephemeral of {}'s session {s})", who(c)),
+                    None => format!("{path} (ephemeral of session {s})"),
                 },
             })
             .collect();
@@ -134,7 +134,7 @@ mod tests {
         assert_eq!(err.property, Property::NoLeaks);
         assert!(
             err.explanation
-                .contains("/lock/n-0000000003 (ephemeral of client 1's session 0x3e9)"),
+                .contains("/lock/n-0000000003 (ephemeral of client 1's session 1001)"),
             "{}",
             err.explanation
         );

@@ -89,8 +89,8 @@ impl MutexMonitor {
                         first.get_or_insert_with(|| Violation {
                             property: Property::MutualExclusion,
                             explanation: format!(
-                                "{} acquired the lock{} (fence {fence}) at tick {} while {} still \
-                                 believed it held it{} (fence {}, since tick {}) and had neither \
+                                "{} acquired the lock{} (fence {fence:#x}) at tick {} while {} still \
+                                 believed it held it{} (fence {:#x}, since tick {}) and had neither \
                                  released it nor noticed losing it{note}: two clients act as the lock holder at once",
                                 who(*client),
                                 if shared { " for reading" } else { "" },
@@ -159,7 +159,7 @@ mod tests {
             "{}",
             err.explanation
         );
-        assert!(err.explanation.contains("fence 10"), "{}", err.explanation);
+        assert!(err.explanation.contains("fence 0xa"), "{}", err.explanation);
         assert_eq!(m.overlaps(), 1);
     }
 
@@ -171,7 +171,7 @@ mod tests {
         let err = m.on_step(&v, &[acq(2, 7)]).unwrap_err();
         assert!(err
             .explanation
-            .contains("client 2 acquired the lock (fence 7)"));
+            .contains("client 2 acquired the lock (fence 0x7)"));
         // On a plain lock, "shared" requests are exclusive all the same.
         let mut plain = MutexMonitor::new(Family::Lock);
         assert!(plain.on_step(&v, &[read(0, 5), read(1, 6)]).is_err());

@@ -95,8 +95,8 @@ pub fn explain(waiters: &[ClientId], book: &WatchBook, end: &End, sessions: &Ses
     let owner_label = |session: SessionId| -> String {
         match sessions.client_of(session) {
             Some(c) if end.sessions.get(c) == Some(&session) => who(c),
-            Some(c) => format!("an old session {session:#x} of {}", who(c)),
-            None => format!("session {session:#x}"),
+            Some(c) => format!("an old session {session} of {}", who(c)),
+            None => format!("session {session}"),
         }
     };
     let mut text = String::from("wait-for graph (client → node it watches → owner):");

@@ -186,9 +186,10 @@ pub(super) fn from_str(text: &str, origin: &str) -> Result<Scenario, ScenarioErr
         return Err(ScenarioError {
             origin: origin.to_string(),
             position: find_key(text, "checks.hard"),
-            message: "`checks.hard` is empty: a run with no hard check can never fail, so it would \
+            message:
+                "`checks.hard` is empty: a run with no hard check can never fail, so it would \
              say \"ok\" having checked nothing; name at least one check"
-                .to_string(),
+                    .to_string(),
         });
     }
     // Point at the field when we know which one is wrong: the message
@@ -228,12 +229,7 @@ fn find_key(text: &str, dotted: &str) -> Option<(usize, usize)> {
     for (i, line) in text.lines().enumerate() {
         let trimmed = line.trim_start();
         if let Some(header) = trimmed.strip_prefix('[') {
-            current = header
-                .split(']')
-                .next()
-                .unwrap_or("")
-                .trim()
-                .to_string();
+            current = header.split(']').next().unwrap_or("").trim().to_string();
             continue;
         }
         let Some(after) = trimmed.strip_prefix(key) else {

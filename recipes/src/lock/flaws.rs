@@ -95,3 +95,47 @@ super::lock_recipe! {
     NaiveNoRewatch(NaiveProtocol) =
         |params| naive_with(params, NaiveFlaws { no_recheck_when_gone: true })
 }
+
+/// `sequential-unwrap`: the reference lock, written by someone sure that
+/// a request cannot fail: it `unwrap()`s every reply, so the first
+/// `ConnectionLoss` panics inside the client. A panicking recipe is a bug
+/// the checker reports (`no-panic`, with a trace and a replay token), not a
+/// crash of the checker.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SequentialUnwrap(pub super::SequentialLock);
+
+impl crate::Recipe for SequentialUnwrap {
+    fn new(params: &crate::RecipeParams) -> Self {
+        SequentialUnwrap(<super::SequentialLock as crate::Recipe>::new(params))
+    }
+}
+
+impl zksim::Client for SequentialUnwrap {
+    type Event = crate::AppEvent;
+    fn start(&mut self, cx: &mut zksim::Cx<crate::AppEvent>) {
+        self.0.start(cx)
+    }
+    fn on_reply(
+        &mut self,
+        op: zksim::OpId,
+        reply: zksim::Reply,
+        cx: &mut zksim::Cx<crate::AppEvent>,
+    ) {
+        if reply == Err(zksim::ZkError::ConnectionLoss) {
+            let _: zksim::Response = reply.clone().unwrap();
+        }
+        self.0.on_reply(op, reply, cx)
+    }
+    fn on_watch(&mut self, event: zksim::WatchedEvent, cx: &mut zksim::Cx<crate::AppEvent>) {
+        self.0.on_watch(event, cx)
+    }
+    fn on_session(&mut self, event: zksim::SessionEvent, cx: &mut zksim::Cx<crate::AppEvent>) {
+        self.0.on_session(event, cx)
+    }
+    fn on_timer(&mut self, cx: &mut zksim::Cx<crate::AppEvent>) {
+        self.0.on_timer(cx)
+    }
+    fn is_done(&self) -> bool {
+        zksim::Client::is_done(&self.0)
+    }
+}

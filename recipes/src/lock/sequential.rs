@@ -5,7 +5,7 @@
 //! Per attempt:
 //! 1. `create(<root>/<kind>-<guid>-, ephemeral sequential)`; `<kind>` is
 //!    `lock` (exclusive), `read` or `write`, and `<guid>` =
-//!    `c<client>s<session hex>a<attempt>` tags the node with its owner, like
+//!    `c<client>s<session id>a<attempt>` (the session id in decimal, as everywhere in traces) tags the node with its owner, like
 //!    Curator's protected mode, so that it can be found again when the
 //!    create's reply is lost.
 //! 2. `getChildren(<root>)` without a watch; order by sequence suffix (never
@@ -125,7 +125,7 @@ impl SequentialProtocol {
 
     /// The start of every node name this client makes in `session`.
     fn session_tag(&self, session: i64) -> String {
-        format!("{}-c{}s{:x}a", self.role.kind(), self.client, session)
+        format!("{}-c{}s{}a", self.role.kind(), self.client, session)
     }
 
     fn path(&self, name: &str) -> String {
@@ -134,7 +134,7 @@ impl SequentialProtocol {
 
     fn create(&mut self, cx: &mut Cx<AppEvent>) -> Step {
         self.attempts += 1;
-        let guid = format!("c{}s{:x}a{}", self.client, cx.session_id(), self.attempts);
+        let guid = format!("c{}s{}a{}", self.client, cx.session_id(), self.attempts);
         let op = cx.send(Op::Create {
             path: self.path(&format!("{}-{guid}-", self.role.kind())),
             data: Vec::new(),
