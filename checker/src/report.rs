@@ -5,6 +5,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 
 use crate::compare::{CompareConfig, Row};
@@ -39,19 +40,27 @@ pub fn write_compare(
     let latency = dir.join("latency.svg");
     chart(
         &wakeups,
-        "Wakeups per release (max solid, mean dashed)",
+        "Wakeups per release",
         "wakeups",
         rows,
         &config.recipes,
+        Lines {
+            solid: "solid: max per release",
+            dashed: "dashed: mean per release",
+        },
         |r| r.figures.max_wakeups_per_release() as f64,
         |r| r.figures.mean_wakeups_per_release(),
     )?;
     chart(
         &latency,
-        "Requested → Acquired (p99 solid, mean dashed)",
+        "Requested → Acquired",
         "ticks",
         rows,
         &config.recipes,
+        Lines {
+            solid: "solid: p99",
+            dashed: "dashed: mean",
+        },
         |r| r.figures.p99_latency() as f64,
         |r| r.figures.mean_latency(),
     )?;
@@ -110,6 +119,33 @@ pub fn markdown(config: &CompareConfig, rows: &[Row]) -> String {
 
 const COLORS: [RGBColor; 4] = [RED, BLUE, GREEN, MAGENTA];
 
+/// One chart's two figures per row: a solid line and a dashed one.
+struct Lines<'a> {
+    solid: &'a str,
+    dashed: &'a str,
+}
+
+/// Tick values for an integer axis from 0 to at least `max`: steps of 1,
+/// 2, 5, 10, 20, 50, … so that there are at most 10 ticks.
+fn integer_ticks(max: f64) -> Vec<f64> {
+    let mut step = 1u64;
+    let mut grow = [2u64, 5, 10].into_iter().cycle();
+    let mut base = 1u64;
+    while max / step as f64 > 10.0 {
+        let m = grow.next().unwrap_or(10);
+        step = base * m;
+        if m == 10 {
+            base *= 10;
+        }
+    }
+    let top = (max / step as f64).ceil() as u64 * step;
+    (0..=top / step).map(|i| (i * step) as f64).collect()
+}
+
+/// A line chart of `rows` against the client count on a log2 axis (the
+/// counts are usually powers of two, and the naive lock's curve is then a
+/// straight line), with integer ticks on both axes and a legend in the
+/// empty upper left that says what solid and dashed lines are.
 #[allow(clippy::too_many_arguments)]
 fn chart(
     path: &Path,
@@ -117,16 +153,26 @@ fn chart(
     y_label: &str,
     rows: &[Row],
     recipes: &[String],
+    lines: Lines,
     solid: impl Fn(&Row) -> f64,
     dashed: impl Fn(&Row) -> f64,
 ) -> Result<(), String> {
     let err = |e: &dyn std::fmt::Display| format!("cannot draw {}: {e}", path.display());
-    let x_max = rows.iter().map(|r| r.clients).max().unwrap_or(2).max(2) as f64;
-    let y_max = rows
+    let log2 = |clients: usize| (clients.max(1) as f64).log2();
+    let mut counts: Vec<usize> = rows.iter().map(|r| r.clients).collect();
+    counts.sort_unstable();
+    // Whole powers of two, one to spare on each side so that no point sits
+    // on the frame.
+    let x_min = counts.first().map_or(0.0, |&c| log2(c).floor()) - 1.0;
+    let x_max = counts.last().map_or(1.0, |&c| log2(c).ceil()) + 1.0;
+    let data_max = rows
         .iter()
         .map(|r| solid(r).max(dashed(r)))
-        .fold(1.0, f64::max)
-        * 1.1;
+        .fold(1.0, f64::max);
+    // Headroom above the data for the legend.
+    let y_ticks = integer_ticks(data_max * 1.6);
+    let y_max = y_ticks.last().copied().unwrap_or(1.0);
+    let y_step = y_ticks.get(1).copied().unwrap_or(1.0);
     let root = SVGBackend::new(path, (720, 440)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(&e))?;
     let mut chart = ChartBuilder::on(&root)
@@ -134,18 +180,23 @@ fn chart(
         .margin(16)
         .x_label_area_size(40)
         .y_label_area_size(56)
-        .build_cartesian_2d(0f64..x_max * 1.05, 0f64..y_max)
+        .build_cartesian_2d(
+            (x_min.max(0.0)..x_max).step(1.0),
+            (0f64..y_max).step(y_step),
+        )
         .map_err(|e| err(&e))?;
     chart
         .configure_mesh()
-        .x_desc("clients")
+        .x_desc("clients (log2 scale)")
         .y_desc(y_label)
+        .x_label_formatter(&|x| format!("{}", 2f64.powf(*x).round()))
+        .y_label_formatter(&|y| format!("{}", y.round()))
         .draw()
         .map_err(|e| err(&e))?;
     for (i, recipe) in recipes.iter().enumerate() {
         let color = COLORS[i % COLORS.len()];
         let mine: Vec<&Row> = rows.iter().filter(|r| &r.recipe == recipe).collect();
-        let points: Vec<(f64, f64)> = mine.iter().map(|r| (r.clients as f64, solid(r))).collect();
+        let points: Vec<(f64, f64)> = mine.iter().map(|r| (log2(r.clients), solid(r))).collect();
         chart
             .draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))
             .map_err(|e| err(&e))?
@@ -156,15 +207,39 @@ fn chart(
         chart
             .draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled())))
             .map_err(|e| err(&e))?;
-        let means: Vec<(f64, f64)> = mine.iter().map(|r| (r.clients as f64, dashed(r))).collect();
+        let means: Vec<(f64, f64)> = mine.iter().map(|r| (log2(r.clients), dashed(r))).collect();
         chart
             .draw_series(DashedLineSeries::new(means, 6, 4, color.stroke_width(1)))
             .map_err(|e| err(&e))?;
     }
+    // Two legend entries that draw nothing on the chart: what the line styles mean.
+    for (label, dashes) in [(lines.solid, false), (lines.dashed, true)] {
+        chart
+            .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
+            .map_err(|e| err(&e))?
+            .label(label)
+            .legend(
+                move |(x, y)| -> DynElement<'static, SVGBackend, (i32, i32)> {
+                    if dashes {
+                        DashedPathElement::new(
+                            vec![(x, y), (x + 20, y)],
+                            6,
+                            4,
+                            BLACK.stroke_width(1),
+                        )
+                        .into_dyn()
+                    } else {
+                        PathElement::new(vec![(x, y), (x + 20, y)], BLACK.stroke_width(2))
+                            .into_dyn()
+                    }
+                },
+            );
+    }
     chart
         .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
         .border_style(BLACK)
-        .background_style(WHITE.mix(0.8))
+        .background_style(WHITE.mix(0.9))
         .draw()
         .map_err(|e| err(&e))?;
     root.present().map_err(|e| err(&e))?;
@@ -175,6 +250,14 @@ fn chart(
 mod tests {
     use super::*;
     use crate::monitor::Figures;
+
+    #[test]
+    fn integer_ticks_are_whole_and_few() {
+        assert_eq!(integer_ticks(3.2), [0.0, 1.0, 2.0, 3.0, 4.0]);
+        let t = integer_ticks(95.0);
+        assert!(t.len() <= 11 && *t.last().unwrap() >= 95.0, "{t:?}");
+        assert!(t.iter().all(|v| v.fract() == 0.0));
+    }
 
     #[test]
     fn the_report_has_its_table_and_both_charts() {
@@ -220,6 +303,15 @@ mod tests {
                 "{chart} has a legend"
             );
             assert!(svg.contains("<polyline"), "{chart} has lines");
+            assert!(
+                svg.contains("dashed: mean"),
+                "{chart} says what dashes mean"
+            );
+            assert!(svg.contains("log2"), "{chart} has a log2 client axis");
+            assert!(
+                !svg.contains(">2.5<") && !svg.contains(".5<"),
+                "{chart}: integer ticks only"
+            );
         }
         let _ = std::fs::remove_dir_all(&dir);
     }

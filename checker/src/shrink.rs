@@ -40,12 +40,15 @@ struct Shrinker<'a> {
     schedule: Schedule,
     indices: Vec<u32>,
     violation: Violation,
+    /// Asked before every replay: `true` ends shrinking with what it has
+    /// (Ctrl-C, the time limit).
+    stop: &'a dyn Fn() -> bool,
 }
 
 impl Shrinker<'_> {
     /// Try `events`; keep them if they fail the same way and are smaller.
     fn try_events(&mut self, events: &[Event]) -> bool {
-        if self.attempts >= BUDGET {
+        if self.attempts >= BUDGET || (self.stop)() {
             return false;
         }
         self.attempts += 1;
@@ -151,6 +154,17 @@ impl crate::run::Chooser for AlternativesRecorder<'_> {
 
 /// Shrink `failing`, a schedule that breaks `violation.property`.
 pub fn shrink(scenario: &Scenario, failing: &Schedule, violation: &Violation) -> Shrunk {
+    shrink_until(scenario, failing, violation, &|| false)
+}
+
+/// [`shrink`], ending early (with the smallest failing schedule so far)
+/// once `stop` says so.
+pub fn shrink_until(
+    scenario: &Scenario,
+    failing: &Schedule,
+    violation: &Violation,
+    stop: &dyn Fn() -> bool,
+) -> Shrunk {
     let indices = failing.to_indices(scenario).unwrap_or_default();
     let mut s = Shrinker {
         scenario,
@@ -159,12 +173,13 @@ pub fn shrink(scenario: &Scenario, failing: &Schedule, violation: &Violation) ->
         schedule: failing.clone(),
         indices,
         violation: violation.clone(),
+        stop,
     };
     loop {
         let mut changed = s.drop_faults();
         changed |= s.drop_chunks();
         changed |= s.lower_indices();
-        if !changed || s.attempts >= BUDGET {
+        if !changed || s.attempts >= BUDGET || stop() {
             break;
         }
     }

@@ -3,7 +3,7 @@
 //! different run).
 
 use proptest::prelude::*;
-use zkcheck::scenario::{Scenario, StrategyKind, ALL_PROPERTIES};
+use zkcheck::scenario::{applies_to, Scenario, StrategyKind, ALL_PROPERTIES};
 use zkcheck::token::Token;
 
 fn scenario() -> impl Strategy<Value = Scenario> {
@@ -15,17 +15,16 @@ fn scenario() -> impl Strategy<Value = Scenario> {
             "[a-z][a-z0-9-]{0,12}",
             "/[a-z]{1,8}",
         ),
-        (0u32..10, 0u64..20, 0u64..20),
+        (1u32..10, 0u64..20, 0u64..20),
         (1usize..6, 1u64..50, 0u64..50, 1u64..1000),
         (0u32..4, 0u32..4, 0u32..4, 0u32..4, 0u32..4),
-        (
-            proptest::sample::subsequence(ALL_PROPERTIES.to_vec(), 0..=ALL_PROPERTIES.len()),
-            proptest::sample::subsequence(ALL_PROPERTIES.to_vec(), 0..=ALL_PROPERTIES.len()),
-        ),
+        // Per property: 0 not judged, 1 hard, 2 report (valid scenarios
+        // name each check once, and only checks of the recipe's family).
+        proptest::collection::vec(0u8..3, ALL_PROPERTIES.len()),
         (
             0usize..4,
             1u64..10_000,
-            any::<u64>(),
+            0..u64::MAX - 10_000,
             1usize..100_000,
             1usize..10,
             1usize..500,
@@ -50,7 +49,26 @@ fn scenario() -> impl Strategy<Value = Scenario> {
             s.faults.pauses = faults.2;
             s.faults.crashes = faults.3;
             s.faults.partitions = faults.4;
-            (s.hard, s.report) = checks;
+            let family = s.family();
+            let fits: Vec<_> = ALL_PROPERTIES
+                .iter()
+                .zip(&checks)
+                .filter(|(&p, _)| applies_to(p, family))
+                .collect();
+            s.hard = fits
+                .iter()
+                .filter(|(_, &c)| c == 1)
+                .map(|(&p, _)| p)
+                .collect();
+            s.report = fits
+                .iter()
+                .filter(|(_, &c)| c == 2)
+                .map(|(&p, _)| p)
+                .collect();
+            if s.hard.is_empty() {
+                s.hard.push(*fits[0].0);
+                s.report.retain(|&p| p != *fits[0].0);
+            }
             s.explore.strategy = [
                 StrategyKind::Random,
                 StrategyKind::Pct,

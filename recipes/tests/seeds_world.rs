@@ -2,9 +2,8 @@
 //! scheduler and a belief-level exclusion / queue / election tally: each
 //! known bug shows up, and what the articles get right holds.
 //!
-//! Needs the real `World` (branch `sim-world`); on a branch where `World` is
-//! still the contract stub, run nothing: the tests are ignored by default.
-//! After integration: `cargo test -p zkrecipes --test seeds_world -- --ignored --nocapture`.
+//! These ran `#[ignore]`d while `World` was a contract stub; the simulator
+//! is real now, so they run with every `cargo test`.
 
 use std::collections::BTreeMap;
 
@@ -148,7 +147,6 @@ const EXPIRY: FaultBudget = FaultBudget {
 };
 
 #[test]
-#[ignore = "needs the sim-world World"]
 fn apache_original_ordering_breaks_exclusion_without_faults() {
     let t = run("seed003-apache-writelock", 2, NO_FAULTS, 0..100);
     assert!(t.exclusion_broken > 0, "{t:?}");
@@ -158,14 +156,12 @@ fn apache_original_ordering_breaks_exclusion_without_faults() {
 }
 
 #[test]
-#[ignore = "needs the sim-world World"]
 fn article_writelock_hangs_when_the_predecessor_goes_before_exists() {
     let t = run("seed002-writelock", 3, NO_FAULTS, 0..200);
     assert!(t.finished < t.runs, "{t:?}");
 }
 
 #[test]
-#[ignore = "needs the sim-world World"]
 fn ouyang_holds_without_faults_and_gives_up_after_connection_loss() {
     for name in ["seed001-ouyang-lock", "seed001-ouyang-rwlock"] {
         let t = run(name, 3, NO_FAULTS, 0..100);
@@ -180,7 +176,6 @@ fn ouyang_holds_without_faults_and_gives_up_after_connection_loss() {
 }
 
 #[test]
-#[ignore = "needs the sim-world World"]
 fn zklock004_root_race_gives_up() {
     let t = run("seed004-zklock", 3, NO_FAULTS, 0..100);
     assert!(t.gave_up > 0, "{t:?}");
@@ -188,7 +183,6 @@ fn zklock004_root_race_gives_up() {
 }
 
 #[test]
-#[ignore = "needs the sim-world World"]
 fn queue_is_right_without_faults_and_loses_items_with_drops() {
     for name in ["seed002-queue", "seed002-queue-poll"] {
         let t = run(name, 3, NO_FAULTS, 0..100);
@@ -199,7 +193,6 @@ fn queue_is_right_without_faults_and_loses_items_with_drops() {
 }
 
 #[test]
-#[ignore = "needs the sim-world World"]
 fn curator_ports_hold_without_faults_and_the_mutex_breaks_under_expiry() {
     let t = run("seed002-curator-mutex", 3, NO_FAULTS, 0..100);
     assert_eq!((t.exclusion_broken, t.finished), (0, t.runs), "{t:?}");
@@ -212,7 +205,6 @@ fn curator_ports_hold_without_faults_and_the_mutex_breaks_under_expiry() {
 }
 
 #[test]
-#[ignore = "needs the sim-world World"]
 fn zklock004_wakes_on_a_leaving_waiter_and_breaks_exclusion() {
     // A waiter's session expires: its node goes, the next waiter assumes the
     // lock without listing although the holder still holds.
@@ -226,7 +218,6 @@ fn zklock004_wakes_on_a_leaving_waiter_and_breaks_exclusion() {
 }
 
 #[test]
-#[ignore = "needs the sim-world World"]
 fn curator_leader_has_two_leaders_only_when_a_leader_is_paused_past_its_session() {
     let t = run("seed002-curator-leader", 3, DROPS, 0..200);
     assert_eq!(t.two_leaders, 0, "{t:?}");

@@ -7,7 +7,7 @@ use crate::explore::{self, replay::replay, Exploration, Failure, Options};
 use crate::monitor::Figures;
 use crate::progress::{Display, Progress};
 use crate::scenario::{property_name, Scenario, StrategyKind};
-use crate::shrink::shrink;
+use crate::shrink::shrink_until;
 use crate::stop::install_signal_handler;
 use crate::token::Token;
 
@@ -39,7 +39,7 @@ pub fn check(args: &CheckArgs, io: &mut Io) -> Exit {
     print_summary(io, &scenario, &options, &result, secs);
 
     if let Some(failure) = &result.failure {
-        print_failure(io, &scenario, failure);
+        print_failure(io, &scenario, failure, &progress);
         return Exit::Violation;
     }
     let incomplete = incompleteness(&scenario, &options, &result);
@@ -183,8 +183,10 @@ fn print_figures(io: &mut Io, scenario: &Scenario, f: &Figures) {
     }
 }
 
-fn print_failure(io: &mut Io, scenario: &Scenario, failure: &Failure) {
-    let shrunk = shrink(scenario, &failure.schedule, &failure.violation);
+fn print_failure(io: &mut Io, scenario: &Scenario, failure: &Failure, progress: &Progress) {
+    // Ctrl-C or the time limit also end shrinking, with what it has.
+    let stop = || progress.stopped().is_some();
+    let shrunk = shrink_until(scenario, &failure.schedule, &failure.violation, &stop);
     let found = match failure.seed {
         Some(seed) => format!("seed {seed}"),
         None => "exhaustive search".to_string(),
@@ -198,6 +200,9 @@ fn print_failure(io: &mut Io, scenario: &Scenario, failure: &Failure) {
         shrunk.schedule.len(),
         shrunk.attempts
     );
+    if let Some(reason) = progress.stop().reason() {
+        say!(io, "(shrinking ended early: {reason})");
+    }
     say!(io, "{}", shrunk.violation.explanation);
     let Some(indices) = shrunk.schedule.to_indices(scenario) else {
         say!(io, "(internal error: the shrunk schedule does not replay)");

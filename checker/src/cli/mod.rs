@@ -154,10 +154,10 @@ impl From<Exit> for ExitCode {
 
 /// The binary: the process's arguments, stdout and stderr.
 pub fn main() -> ExitCode {
-    let stdout = std::io::stdout();
-    let stderr = std::io::stderr();
-    let mut out = stdout.lock();
-    let mut err = stderr.lock();
+    // Unlocked handles: progress lines are written to stderr from worker
+    // threads while the command runs, so the command must not hold its lock.
+    let mut out = std::io::stdout();
+    let mut err = std::io::stderr();
     run(std::env::args_os(), &mut out, &mut err).into()
 }
 
