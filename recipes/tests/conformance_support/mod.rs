@@ -3,4 +3,5 @@
 pub mod generated;
 pub mod herd;
 pub mod ops;
+pub mod ordering;
 pub mod scripts;
