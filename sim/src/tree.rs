@@ -108,6 +108,11 @@ pub enum Txn {
         data: Vec<u8>,
         version: i32,
     },
+    /// A `check` that passed (`CheckVersionTxn`): changes nothing, answers
+    /// `Checked` inside its multi.
+    Check {
+        path: String,
+    },
     /// A multi whose every op passed preparation.
     Multi(Vec<Txn>),
     /// A request that failed preparation; it still takes a zxid, as in

@@ -64,6 +64,8 @@ pub enum Outcome {
         stat: StatView,
     },
     Synced,
+    /// A `check` inside a multi passed.
+    Checked,
     Multi(Vec<Outcome>),
 }
 
@@ -162,6 +164,7 @@ impl Frame<'_> {
                 stat: self.stat(stat),
             },
             Response::Synced => Outcome::Synced,
+            Response::Checked => Outcome::Checked,
             Response::Multi(results) => Outcome::Multi(
                 results
                     .iter()
@@ -295,6 +298,7 @@ impl fmt::Display for Outcome {
             Outcome::SetData(s) => write!(f, "SetData {s}"),
             Outcome::Children { names, stat } => write!(f, "Children {names:?} {stat}"),
             Outcome::Synced => write!(f, "Synced"),
+            Outcome::Checked => write!(f, "Checked"),
             Outcome::Multi(rs) => {
                 write!(f, "Multi[")?;
                 for (i, r) in rs.iter().enumerate() {

@@ -59,6 +59,7 @@ fn apply_at(
                 .map(|(sub, i)| apply_at(tree, (zxid, i), time_ms, sub, triggers))
                 .collect(),
         )),
+        Txn::Check { .. } => Ok(Response::Checked),
         Txn::Error(reply) => reply.clone(),
         Txn::CreateSession { .. } => Ok(Response::Synced),
         Txn::CloseSession {
