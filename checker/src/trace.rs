@@ -22,7 +22,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use zkrecipes::AppEvent;
+use zkrecipes::{AppEvent, RecipeSet};
 use zksim::{
     ClientId, CreateMode, Delivery, Event, EventType, Fault, Happening, Op, Reply, Response,
     SessionEvent, SessionId, ZkError,
@@ -46,7 +46,7 @@ pub struct Trace {
 
 impl Trace {
     /// Record what starting the clients did, before the first step.
-    pub fn start(&mut self, model: &Model, log: &[Happening<AppEvent>]) {
+    pub fn start<C: RecipeSet>(&mut self, model: &Model<C>, log: &[Happening<AppEvent>]) {
         self.learn_sessions(model);
         for h in log {
             if let Some(line) = self.describe_happening(model, h) {
@@ -56,7 +56,12 @@ impl Trace {
     }
 
     /// Record one step (called after the step is applied).
-    pub fn record(&mut self, model: &Model, event: &Event, log: &[Happening<AppEvent>]) {
+    pub fn record<C: RecipeSet>(
+        &mut self,
+        model: &Model<C>,
+        event: &Event,
+        log: &[Happening<AppEvent>],
+    ) {
         self.learn_sessions(model);
         let step = self.step;
         self.step += 1;
@@ -116,7 +121,7 @@ impl Trace {
         }
     }
 
-    fn learn_sessions(&mut self, model: &Model) {
+    fn learn_sessions<C: RecipeSet>(&mut self, model: &Model<C>) {
         for c in 0..model.world.num_clients() {
             self.owners.insert(model.world.session_of(c), c);
         }
@@ -130,7 +135,11 @@ impl Trace {
         }
     }
 
-    fn describe_happening(&self, model: &Model, h: &Happening<AppEvent>) -> Option<String> {
+    fn describe_happening<C: RecipeSet>(
+        &self,
+        model: &Model<C>,
+        h: &Happening<AppEvent>,
+    ) -> Option<String> {
         Some(match h {
             Happening::Sent {
                 client,
@@ -166,7 +175,7 @@ impl Trace {
     }
 }
 
-fn at(model: &Model, client: usize) -> String {
+fn at<C: RecipeSet>(model: &Model<C>, client: usize) -> String {
     match model.world.server_of(client) {
         Some(s) => format!("c{client}@s{s}"),
         None => format!("c{client}"),
@@ -174,7 +183,7 @@ fn at(model: &Model, client: usize) -> String {
 }
 
 /// A line for the chosen event itself, when its happenings do not say it.
-fn describe_event(model: &Model, event: &Event) -> Option<String> {
+fn describe_event<C: RecipeSet>(model: &Model<C>, event: &Event) -> Option<String> {
     Some(match event {
         Event::Tick => "tick".to_string(),
         Event::Timer { client } => format!("{} timer fires", at(model, *client)),
@@ -253,6 +262,7 @@ fn describe_op(op: &Op) -> String {
             format!("getChildren {path}{}", if *watch { " +watch" } else { "" })
         }
         Op::Sync { path } => format!("sync {path}"),
+        Op::Check { path, version } => format!("check {path} version={version}"),
         Op::Multi(ops) => format!(
             "multi [{}]",
             ops.iter().map(describe_op).collect::<Vec<_>>().join("; ")
@@ -274,6 +284,7 @@ fn describe_reply(reply: &Reply) -> String {
             Response::SetData(stat) => format!("set version={}", stat.version),
             Response::Children { names, .. } => format!("children [{}]", names.join(", ")),
             Response::Synced => "synced".into(),
+            Response::Checked => "checked".into(),
             Response::Multi(results) => format!(
                 "multi [{}]",
                 results

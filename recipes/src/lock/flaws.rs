@@ -105,6 +105,7 @@ super::lock_recipe! {
 pub struct SequentialUnwrap(pub super::SequentialLock);
 
 impl crate::Recipe for SequentialUnwrap {
+    const FAMILY: crate::Family = crate::Family::Lock;
     fn new(params: &crate::RecipeParams) -> Self {
         SequentialUnwrap(<super::SequentialLock as crate::Recipe>::new(params))
     }
