@@ -144,7 +144,7 @@ impl Stop {
 
     fn memory_exceeded(&self) -> Option<StopReason> {
         let used = resident_bytes()?;
-        (used > self.memory_budget).then(|| StopReason::MemoryBudget {
+        (used > self.memory_budget).then_some(StopReason::MemoryBudget {
             used_mb: used >> 20,
             budget_mb: self.memory_budget >> 20,
         })

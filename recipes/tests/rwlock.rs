@@ -19,7 +19,7 @@ fn enqueued(client: usize, name: &str) -> Harness<RwLock> {
     let kind = if shared { "read" } else { "write" };
     assert_eq!(
         out.sent,
-        [(1, create_seq(&format!("/lock/{kind}-c{client}s10a1-")))]
+        [(1, create_seq(&format!("/lock/{kind}-c{client}s16a1-")))]
     );
     let out = h.reply(1, created(&format!("/lock/{name}"), 5, ME));
     assert_eq!(out.sent, [(2, children_of("/lock"))]);
