@@ -1,16 +1,27 @@
-//! `leaks`: once every client has finished and closed its session, no
-//! recipe znode is left under the scenario's root (the root itself may stay).
+//! `leaks`: no recipe znode is left behind, judged twice.
+//!
+//! * **When a client finishes** (its logic says it is done: it closes its
+//!   session and counts no node as its own any more), every ephemeral of its
+//!   still-live session under the scenario's root must be on its way out: a
+//!   delete for it sent and not yet answered. Anything else is a node the
+//!   client forgot while its session lives — a release whose delete was lost
+//!   to a `ConnectionLoss` and never retried, or a create whose reply was
+//!   lost and whose node was never found. It blocks everyone queued behind
+//!   it for as long as the session lives (in a long-running service, for
+//!   ever), even though the session's close later hides it.
+//! * **Once every client has finished and closed its session**, no recipe
+//!   node is left under the root (the root itself may stay). Ephemerals go
+//!   with their session, so what survives here is a persistent node, or an
+//!   ephemeral of a session that is somehow still alive. Runs that end
+//!   before every client is done and closed are not judged on this count.
 //!
 //! The classic leak is the orphaned sequential node: a create whose reply
 //! was lost to a connection drop succeeded anyway, and the client, not
-//! knowing its name, made another. Ephemerals go with their session, so a
-//! leak that survives every session's end is a persistent node, or an
-//! ephemeral of a session that is somehow still alive. Runs that end before
-//! every client is done and closed are not judged.
+//! knowing its name, made another.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
-use zksim::{Happening, SessionId};
+use zksim::{ClientId, Delivery, Happening, Op, OpId, SessionId};
 
 use super::view::{is_under, who, End, Measured, Sessions, View};
 use super::{Monitor, Property, Sim, StepLog, Violation};
@@ -20,6 +31,12 @@ pub struct LeakMonitor {
     root: String,
     ended: BTreeSet<SessionId>,
     sessions: Sessions,
+    /// Clients already judged as finished.
+    finished: BTreeSet<ClientId>,
+    /// Deletes sent and not answered yet: (client, op) → path.
+    deleting: BTreeMap<(ClientId, OpId), String>,
+    /// The first node forgotten by a finished client in its live session.
+    forgotten: Option<String>,
     leaked: Measured<u64>,
 }
 
@@ -29,6 +46,9 @@ impl LeakMonitor {
             root: root.to_string(),
             ended: BTreeSet::new(),
             sessions: Sessions::default(),
+            finished: BTreeSet::new(),
+            deleting: BTreeMap::new(),
+            forgotten: None,
             leaked: Measured(0),
         }
     }
@@ -39,13 +59,73 @@ impl LeakMonitor {
     pub fn on_step(&mut self, view: &impl View, step: &StepLog) {
         self.sessions.refresh(view);
         for happening in step {
-            if let Happening::SessionEnded { session, .. } = happening {
-                self.ended.insert(*session);
+            match happening {
+                Happening::SessionEnded { session, .. } => {
+                    self.ended.insert(*session);
+                }
+                Happening::Sent {
+                    client,
+                    op,
+                    request: Op::Delete { path, .. },
+                } => {
+                    self.deleting.insert((*client, *op), path.clone());
+                }
+                Happening::Delivered {
+                    client,
+                    delivery: Delivery::Reply { op, .. },
+                } => {
+                    self.deleting.remove(&(*client, *op));
+                }
+                _ => {}
             }
+        }
+        for client in 0..view.num_clients() {
+            if self.finished.contains(&client) || !view.is_done(client) {
+                continue;
+            }
+            self.finished.insert(client);
+            self.judge_finished(view, client);
         }
     }
 
+    /// `client` just finished: its live session's nodes must be going.
+    fn judge_finished(&mut self, view: &impl View, client: ClientId) {
+        let session = view.session_of(client);
+        if !view.is_session_live(session) {
+            return;
+        }
+        let going = |path: &String| {
+            self.deleting
+                .iter()
+                .any(|(&(c, _), p)| c == client && p == path)
+        };
+        let forgotten: Vec<String> = view
+            .ephemerals_of(session)
+            .into_iter()
+            .filter(|p| is_under(p, &self.root) && !going(p))
+            .collect();
+        self.leaked.0 += forgotten.len() as u64;
+        if forgotten.is_empty() || self.forgotten.is_some() {
+            return;
+        }
+        self.forgotten = Some(format!(
+            "{} finished at tick {} while its session {session:#x} still owned {}, which it \
+             counted as its own no longer (no delete for {} was on its way): a node left \
+             behind in a live session blocks whoever queues behind it until the session ends",
+            who(client),
+            view.now(),
+            forgotten.join(", "),
+            if forgotten.len() == 1 { "it" } else { "them" },
+        ));
+    }
+
     pub fn on_finish(&mut self, end: &End) -> Result<(), Violation> {
+        if let Some(explanation) = &self.forgotten {
+            return Err(Violation {
+                property: Property::NoLeaks,
+                explanation: explanation.clone(),
+            });
+        }
         let all_closed =
             end.done.iter().all(|&d| d) && end.sessions.iter().all(|s| self.ended.contains(s));
         if !all_closed {
@@ -63,7 +143,7 @@ impl LeakMonitor {
                 },
             })
             .collect();
-        self.leaked.0 = leaks.len() as u64;
+        self.leaked.0 += leaks.len() as u64;
         if leaks.is_empty() {
             return Ok(());
         }
@@ -140,5 +220,56 @@ mod tests {
         );
         assert!(err.explanation.contains("/lock/n-0000000004 (persistent)"));
         assert_eq!(m.leaked(), 2);
+    }
+
+    #[test]
+    fn a_node_forgotten_in_a_live_session_is_caught_when_its_client_finishes() {
+        let mut m = LeakMonitor::new("/lock");
+        let mut v = FakeView::new(2);
+        v.nodes = vec![
+            ("/lock".into(), 1, 0),
+            ("/lock/n-1".into(), 5, 1000),
+            ("/lock/n-2".into(), 6, 1001),
+        ];
+        // Client 1 finishes with its delete of n-2 on its way: fine.
+        v.done = vec![1];
+        m.on_step(&v, &[delete_sent(1, 9, "/lock/n-2")]);
+        // Client 0 finishes with n-1 owned by its live session and no delete.
+        v.done = vec![0, 1];
+        m.on_step(&v, &[]);
+        let err = m.on_finish(&End::default()).unwrap_err();
+        assert_eq!(err.property, Property::NoLeaks);
+        assert!(
+            err.explanation.contains(
+                "client 0 finished at tick 0 while its session 0x3e8 still owned /lock/n-1"
+            ),
+            "{}",
+            err.explanation
+        );
+        assert!(!err.explanation.contains("n-2"), "{}", err.explanation);
+        assert_eq!(m.leaked(), 1);
+    }
+
+    #[test]
+    fn a_delete_lost_with_the_connection_is_not_on_its_way() {
+        use zksim::ZkError;
+        let mut m = LeakMonitor::new("/lock");
+        let mut v = FakeView::new(1);
+        v.nodes = vec![("/lock".into(), 1, 0), ("/lock/n-1".into(), 5, 1000)];
+        m.on_step(
+            &v,
+            &[
+                delete_sent(0, 3, "/lock/n-1"),
+                reply(0, 3, Err(ZkError::ConnectionLoss)),
+            ],
+        );
+        v.done = vec![0];
+        m.on_step(&v, &[]);
+        assert!(m.on_finish(&End::default()).is_err());
+        // A session that already ended owns nothing to judge.
+        let mut m = LeakMonitor::new("/lock");
+        v.ended = vec![1000];
+        m.on_step(&v, &[]);
+        assert_eq!(m.on_finish(&End::default()), Ok(()));
     }
 }

@@ -4,8 +4,11 @@
 //! czxid of the node whose confirmed create made the offer (the `Created`
 //! reply the offering client handled in the step it emitted `Offered`). For a
 //! sequential node under one parent this is the order of the sequence
-//! suffixes. An offer with no such reply in its step falls back to the order
-//! in which offers were confirmed.
+//! suffixes. An offer with no such reply in its step (a producer that lost
+//! the create's reply and found its node again by listing) has no known
+//! place in the queue: it is judged for being taken exactly once, but never
+//! for order — guessing a place (the order of confirmation, or "last") would
+//! call a correct in-order take out of order.
 //!
 //! Judged: an item taken twice (or taken when it was never offered, once the
 //! run is over) breaks the queue; a consumer taking an item that comes before
@@ -23,12 +26,11 @@ use super::{Monitor, Property, Sim, StepLog, Violation};
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct QueueMonitor {
-    /// item → (queue position, offering client)
-    offered: BTreeMap<u64, ((i64, u64), ClientId)>,
+    /// item → (queue position: the czxid of its node if known, offering client)
+    offered: BTreeMap<u64, (Option<i64>, ClientId)>,
     taken: BTreeMap<u64, ClientId>,
-    /// Each consumer's last taken position.
-    last_taken: BTreeMap<ClientId, ((i64, u64), u64)>,
-    confirmed: u64,
+    /// Each consumer's furthest taken position (czxid) and that item.
+    last_taken: BTreeMap<ClientId, (i64, u64)>,
     counts: Measured<(u64, u64)>,
 }
 
@@ -61,11 +63,7 @@ impl QueueMonitor {
                     event: AppEvent::Offered { item },
                 } => {
                     self.counts.0 .0 += 1;
-                    self.confirmed += 1;
-                    let position = (
-                        czxid.get(client).copied().unwrap_or(i64::MAX),
-                        self.confirmed,
-                    );
+                    let position = czxid.get(client).copied();
                     self.offered.insert(*item, (position, *client));
                 }
                 Happening::App {
@@ -86,7 +84,7 @@ impl QueueMonitor {
                         continue;
                     }
                     self.taken.insert(*item, *client);
-                    let Some(&(position, _)) = self.offered.get(item) else {
+                    let Some(&(Some(position), _)) = self.offered.get(item) else {
                         continue;
                     };
                     if let Some(&(last, last_item)) = self.last_taken.get(client) {
@@ -246,6 +244,33 @@ mod tests {
         let err = m.on_finish(&quiescent()).unwrap_err();
         assert!(
             err.explanation.contains("item 1 (offered by client 0)"),
+            "{}",
+            err.explanation
+        );
+    }
+
+    /// Regression: an offer recovered by listing after `ConnectionLoss` (no
+    /// `Created` reply in its step) used to be placed last (`i64::MAX`), so
+    /// taking it and then a later-created item was called out of order.
+    #[test]
+    fn a_recovered_offer_is_not_misplaced() {
+        let mut m = QueueMonitor::new();
+        let v = FakeView::new(2);
+        let log = [
+            // Item 1's create (czxid 5) applied but its reply was lost; the
+            // producer found its node by listing and confirmed it.
+            offered(0, 1),
+            created(0, 6),
+            offered(0, 2),
+            taken(1, 1),
+            taken(1, 2),
+        ];
+        assert_eq!(m.on_step(&v, &log), Ok(()));
+        assert_eq!(m.on_finish(&quiescent()), Ok(()));
+        // It is still judged for being taken once.
+        let err = m.on_step(&v, &[taken(0, 1)]).unwrap_err();
+        assert!(
+            err.explanation.contains("had already taken it"),
             "{}",
             err.explanation
         );

@@ -25,6 +25,7 @@ use super::herd::HerdMonitor;
 use super::leaks::LeakMonitor;
 use super::liveness::LivenessMonitor;
 use super::mutex::MutexMonitor;
+use super::owner::OwnerMonitor;
 use super::queue::QueueMonitor;
 use super::view::{End, Measured};
 use super::{Property, Sim, StepLog, Violation};
@@ -40,6 +41,7 @@ struct Monitors {
     leaks: Option<LeakMonitor>,
     queue: Option<QueueMonitor>,
     election: Option<ElectionMonitor>,
+    owner: Option<OwnerMonitor>,
 }
 
 impl Monitors {
@@ -54,6 +56,7 @@ impl Monitors {
             leaks: wanted(Property::NoLeaks).then(|| LeakMonitor::new(root)),
             queue: wanted(Property::QueueSafety).then(QueueMonitor::new),
             election: wanted(Property::Election).then(ElectionMonitor::new),
+            owner: wanted(Property::Owner).then(|| OwnerMonitor::new(root)),
         }
     }
 
@@ -65,6 +68,7 @@ impl Monitors {
             self.herd.as_mut().map(|m| m.on_step(world, step)),
             self.queue.as_mut().map(|m| m.on_step(world, step)),
             self.election.as_mut().map(|m| m.on_step(world, step)),
+            self.owner.as_mut().map(|m| m.on_step(world, step)),
         ];
         if let Some(m) = self.liveness.as_mut() {
             m.on_step(world, step);
@@ -154,7 +158,8 @@ impl MonitorSet {
         let by_family = |p: Property| match p {
             Property::QueueSafety => family == Family::Queue,
             Property::Election => family == Family::Election,
-            Property::NoLeaks => true,
+            Property::NoLeaks | Property::Liveness => true,
+            Property::Owner | Property::FencedExclusion => is_lock || family == Family::Election,
             _ => is_lock,
         };
         let is_hard = |p: Property| hard.contains(&p);

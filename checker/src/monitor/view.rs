@@ -18,6 +18,28 @@ pub trait View {
     fn is_crashed(&self, _client: ClientId) -> bool {
         false
     }
+    /// Whether the leader still counts `session` as live.
+    fn is_session_live(&self, session: SessionId) -> bool;
+    /// The node at `path` in the leader's tree, if it exists.
+    fn node(&self, path: &str) -> Option<NodeFacts>;
+    /// The path of the child of `dir` (in the leader's tree) created at
+    /// `czxid`: how a monitor finds the node a fence names.
+    fn child_by_czxid(&self, dir: &str, czxid: i64) -> Option<String>;
+    /// Whether the client's logic says it is done (it then counts no node
+    /// as its own any more).
+    fn is_done(&self, _client: ClientId) -> bool {
+        false
+    }
+    /// Paths of the ephemerals `session` owns in the leader's tree, sorted.
+    fn ephemerals_of(&self, session: SessionId) -> Vec<String>;
+}
+
+/// What a monitor may know about one node of the leader's tree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct NodeFacts {
+    pub czxid: i64,
+    /// The owning session of an ephemeral, 0 for a persistent node.
+    pub owner: SessionId,
 }
 
 impl View for Sim {
@@ -33,6 +55,28 @@ impl View for Sim {
     fn is_crashed(&self, client: ClientId) -> bool {
         Sim::is_crashed(self, client)
     }
+    fn is_session_live(&self, session: SessionId) -> bool {
+        Sim::is_session_live(self, session)
+    }
+    fn node(&self, path: &str) -> Option<NodeFacts> {
+        self.leader_tree().get(path).map(|n| NodeFacts {
+            czxid: n.stat.czxid,
+            owner: n.stat.ephemeral_owner,
+        })
+    }
+    fn child_by_czxid(&self, dir: &str, czxid: i64) -> Option<String> {
+        let tree = self.leader_tree();
+        tree.get(dir)?.children.iter().find_map(|name| {
+            let path = zksim::path::join(dir, name);
+            (tree.get(&path)?.stat.czxid == czxid).then_some(path)
+        })
+    }
+    fn is_done(&self, client: ClientId) -> bool {
+        self.client(client).is_done()
+    }
+    fn ephemerals_of(&self, session: SessionId) -> Vec<String> {
+        self.leader_tree().ephemerals_of(session)
+    }
 }
 
 /// A stand-in world for tests: a clock and each client's session.
@@ -41,6 +85,11 @@ pub struct FakeView {
     pub now: Tick,
     pub sessions: Vec<SessionId>,
     pub crashed: Vec<ClientId>,
+    /// Sessions the leader no longer counts as live.
+    pub ended: Vec<SessionId>,
+    /// The leader's tree: path, czxid, ephemeral owner (0: persistent).
+    pub nodes: Vec<(String, i64, SessionId)>,
+    pub done: Vec<ClientId>,
 }
 
 impl FakeView {
@@ -50,6 +99,9 @@ impl FakeView {
             now: 0,
             sessions: (0..clients).map(|c| 1000 + c as SessionId).collect(),
             crashed: Vec::new(),
+            ended: Vec::new(),
+            nodes: Vec::new(),
+            done: Vec::new(),
         }
     }
 }
@@ -66,6 +118,34 @@ impl View for FakeView {
     }
     fn is_crashed(&self, client: ClientId) -> bool {
         self.crashed.contains(&client)
+    }
+    fn is_session_live(&self, session: SessionId) -> bool {
+        !self.ended.contains(&session)
+    }
+    fn node(&self, path: &str) -> Option<NodeFacts> {
+        self.nodes
+            .iter()
+            .find(|(p, _, _)| p == path)
+            .map(|&(_, czxid, owner)| NodeFacts { czxid, owner })
+    }
+    fn child_by_czxid(&self, dir: &str, czxid: i64) -> Option<String> {
+        self.nodes
+            .iter()
+            .find(|(p, c, _)| *c == czxid && parent_of(p) == Some(dir))
+            .map(|(p, _, _)| p.clone())
+    }
+    fn is_done(&self, client: ClientId) -> bool {
+        self.done.contains(&client)
+    }
+    fn ephemerals_of(&self, session: SessionId) -> Vec<String> {
+        let mut paths: Vec<String> = self
+            .nodes
+            .iter()
+            .filter(|(_, _, s)| *s == session && session != 0)
+            .map(|(p, _, _)| p.clone())
+            .collect();
+        paths.sort();
+        paths
     }
 }
 
