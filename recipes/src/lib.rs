@@ -5,6 +5,7 @@
 //! [`registry`] lists them all by name.
 
 pub mod conformance;
+pub mod election;
 pub mod event;
 pub mod figures;
 pub mod idle;
