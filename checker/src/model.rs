@@ -33,12 +33,12 @@ impl Model {
     /// [`Model::new`], also handing back what starting the clients did
     /// (traces print it before the first step).
     pub fn with_start_log(scenario: &Scenario, start: &mut Vec<Happening<AppEvent>>) -> Self {
-        let clients: Vec<AnyRecipe> = match scenario.recipe_info() {
-            Some(info) => (0..scenario.clients)
-                .map(|i| (info.build)(&scenario.params(i)))
-                .collect(),
-            None => Vec::new(),
-        };
+        let clients: Vec<AnyRecipe> = (0..scenario.clients)
+            .map_while(|i| {
+                let info = zkrecipes::registry::find(scenario.member(i).recipe)?;
+                Some((info.build)(&scenario.params(i)))
+            })
+            .collect();
         // The monitors see what starting the clients did (their first
         // requests, any early events) like any other step.
         start.clear();

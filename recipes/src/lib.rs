@@ -10,6 +10,7 @@ pub mod event;
 pub mod figures;
 pub mod idle;
 pub mod lock;
+pub mod queue;
 #[cfg(feature = "real-zk")]
 pub mod real;
 pub mod registry;

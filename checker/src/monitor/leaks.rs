@@ -184,6 +184,7 @@ mod tests {
             sessions: vec![1000, 1001],
             nodes: nodes.iter().map(|(p, s)| (p.to_string(), *s)).collect(),
             crashed: Vec::new(),
+            paused: false,
         }
     }
 

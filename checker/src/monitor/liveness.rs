@@ -79,7 +79,10 @@ impl LivenessMonitor {
                     AppEvent::Acquired { .. } | AppEvent::Elected => {
                         self.phase.insert(*client, Phase::Holding);
                     }
-                    AppEvent::Released | AppEvent::LostLock | AppEvent::Abdicated => {
+                    AppEvent::Released
+                    | AppEvent::LostLock
+                    | AppEvent::Abdicated
+                    | AppEvent::Taken { .. } => {
                         self.phase.remove(client);
                     }
                     AppEvent::GaveUp => {
@@ -208,6 +211,7 @@ mod tests {
             sessions: (0..done.len()).map(|c| 1000 + c as SessionId).collect(),
             nodes: nodes.iter().map(|(p, s)| (p.to_string(), *s)).collect(),
             crashed: Vec::new(),
+            paused: false,
         }
     }
 

@@ -14,7 +14,10 @@
 //! run is over) breaks the queue; a consumer taking an item that comes before
 //! one it already took breaks the order (several consumers racing may finish
 //! their takes in any order, so order is judged per consumer); at a quiescent
-//! end, an offered item nobody took is lost.
+//! end, an offered item nobody took is lost. A run that ends stuck (nothing
+//! but time can happen, nobody paused or crashed) is judged too: an offered
+//! item whose node is gone from the leader's tree while nobody reported
+//! taking it is lost (a consumer that took it and did not know).
 
 use std::collections::BTreeMap;
 
@@ -28,6 +31,8 @@ use super::{Monitor, Property, Sim, StepLog, Violation};
 pub struct QueueMonitor {
     /// item → (queue position: the czxid of its node if known, offering client)
     offered: BTreeMap<u64, (Option<i64>, ClientId)>,
+    /// item → its node's path, when the offer's `Created` reply named it.
+    nodes: BTreeMap<u64, String>,
     taken: BTreeMap<u64, ClientId>,
     /// Each consumer's furthest taken position (czxid) and that item.
     last_taken: BTreeMap<ClientId, (i64, u64)>,
@@ -45,26 +50,29 @@ impl QueueMonitor {
 
     pub fn on_step(&mut self, view: &impl View, step: &StepLog) -> Result<(), Violation> {
         let mut first = None;
-        let mut czxid: BTreeMap<ClientId, i64> = BTreeMap::new();
+        let mut created: BTreeMap<ClientId, (i64, &str)> = BTreeMap::new();
         for happening in step {
             match happening {
                 Happening::Delivered {
                     client,
                     delivery:
                         Delivery::Reply {
-                            reply: Ok(Response::Created { stat, .. }),
+                            reply: Ok(Response::Created { stat, path }),
                             ..
                         },
                 } => {
-                    czxid.insert(*client, stat.czxid);
+                    created.insert(*client, (stat.czxid, path));
                 }
                 Happening::App {
                     client,
                     event: AppEvent::Offered { item },
                 } => {
                     self.counts.0 .0 += 1;
-                    let position = czxid.get(client).copied();
-                    self.offered.insert(*item, (position, *client));
+                    let node = created.get(client).copied();
+                    self.offered.insert(*item, (node.map(|n| n.0), *client));
+                    if let Some((_, path)) = node {
+                        self.nodes.insert(*item, path.to_string());
+                    }
                 }
                 Happening::App {
                     client,
@@ -125,7 +133,7 @@ impl QueueMonitor {
             });
         }
         if !end.quiescent {
-            return Ok(());
+            return self.judge_stuck(end);
         }
         let lost: Vec<String> = self
             .offered
@@ -142,6 +150,40 @@ impl QueueMonitor {
                 "every client is done, yet {} offered item{} never taken: {}",
                 lost.len(),
                 if lost.len() == 1 { " was" } else { "s were" },
+                lost.join(", ")
+            ),
+        })
+    }
+}
+
+impl QueueMonitor {
+    /// A stuck end: items whose node is gone but that nobody took.
+    fn judge_stuck(&self, end: &End) -> Result<(), Violation> {
+        if end.progress_possible || end.paused || end.crashed.iter().any(|&c| c) {
+            return Ok(());
+        }
+        let lost: Vec<String> = self
+            .nodes
+            .iter()
+            .filter(|(i, path)| !self.taken.contains_key(i) && end.owner_of(path).is_none())
+            .map(|(i, path)| {
+                let by = self.offered.get(i).map_or(0, |o| o.1);
+                format!("item {i} (offered by {}, node {path})", who(by))
+            })
+            .collect();
+        if lost.is_empty() {
+            return Ok(());
+        }
+        Err(Violation {
+            property: Property::QueueSafety,
+            explanation: format!(
+                "nothing but time can happen, and {} gone from the queue that nobody reported \
+                 taking: {} — lost",
+                if lost.len() == 1 {
+                    "an item is"
+                } else {
+                    "items are"
+                },
                 lost.join(", ")
             ),
         })
@@ -274,5 +316,51 @@ mod tests {
             "{}",
             err.explanation
         );
+    }
+
+    #[test]
+    fn an_item_gone_untaken_at_a_stuck_end_is_lost() {
+        let mut m = QueueMonitor::new();
+        let v = FakeView::new(2);
+        m.on_step(
+            &v,
+            &[
+                created(0, 5),
+                offered(0, 1),
+                created(0, 6),
+                offered(0, 2),
+                taken(1, 2),
+            ],
+        )
+        .unwrap();
+        // Stuck: item-5's node is gone and nobody took item 1.
+        let stuck = End {
+            nodes: vec![("/q".into(), 0)],
+            ..End::default()
+        };
+        let err = m.on_finish(&stuck).unwrap_err();
+        assert!(
+            err.explanation
+                .contains("item 1 (offered by client 0, node /q/item-5)"),
+            "{}",
+            err.explanation
+        );
+        // Still in the tree: a liveness matter, not a lost item.
+        let waiting = End {
+            nodes: vec![("/q".into(), 0), ("/q/item-5".into(), 0)],
+            ..End::default()
+        };
+        assert_eq!(m.on_finish(&waiting), Ok(()));
+        // Cut off, or someone paused: not judged.
+        let cut = End {
+            progress_possible: true,
+            ..stuck.clone()
+        };
+        assert_eq!(m.on_finish(&cut), Ok(()));
+        let paused = End {
+            paused: true,
+            ..stuck
+        };
+        assert_eq!(m.on_finish(&paused), Ok(()));
     }
 }

@@ -83,11 +83,13 @@ impl Monitors {
         if let Some(m) = self.herd.as_mut() {
             m.on_finish();
         }
+        // Safety before liveness: a lost item or a leaked node explains why
+        // a client is stuck, not the other way round.
         let results = [
-            self.liveness.as_mut().map(|m| m.on_finish(end).map(|_| ())),
-            self.leaks.as_mut().map(|m| m.on_finish(end)),
             self.queue.as_mut().map(|m| m.on_finish(end)),
             self.election.as_mut().map(|m| m.on_finish(end)),
+            self.leaks.as_mut().map(|m| m.on_finish(end)),
+            self.liveness.as_mut().map(|m| m.on_finish(end).map(|_| ())),
         ];
         verdicts.extend(results.into_iter().flatten().filter_map(Result::err));
     }

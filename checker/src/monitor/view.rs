@@ -204,6 +204,8 @@ pub struct End {
     pub sessions: Vec<SessionId>,
     /// Every node of the leader's tree: path and ephemeral owner (0 if persistent).
     pub nodes: Vec<(String, SessionId)>,
+    /// Some client is paused (frozen): what it has been sent waits.
+    pub paused: bool,
 }
 
 impl End {
@@ -220,6 +222,7 @@ impl End {
             progress_possible,
             done: (0..clients).map(|c| world.client(c).is_done()).collect(),
             crashed: (0..clients).map(|c| world.is_crashed(c)).collect(),
+            paused: (0..clients).any(|c| world.is_paused(c)),
             sessions: (0..clients).map(|c| world.session_of(c)).collect(),
             nodes: world
                 .leader_tree()

@@ -6,6 +6,7 @@
 //! `compare` and the tests. A scenario has one canonical text
 //! ([`Scenario::to_canonical`]) so that a replay token can carry it whole.
 
+pub mod groups;
 mod parse;
 
 use serde::{Deserialize, Serialize};
@@ -15,6 +16,7 @@ use zksim::{Config, FaultBudget, Tick};
 
 use crate::monitor::Property;
 
+pub use groups::{ClientGroup, Member};
 pub use parse::ScenarioError;
 
 /// A validated scenario. Fields are public so that code can build
@@ -23,9 +25,14 @@ pub use parse::ScenarioError;
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Scenario {
     pub name: String,
-    /// A registered recipe name (`zkcheck list`).
+    /// A registered recipe name (`zkcheck list`); with groups, the first
+    /// group's.
     pub recipe: String,
+    /// How many clients (with groups, their total).
     pub clients: usize,
+    /// `[[clients]]` groups (empty: all `clients` run `recipe` with
+    /// `workload`). See [`groups`].
+    pub groups: Vec<ClientGroup>,
     /// The recipe's root node, e.g. `/lock`.
     pub root: String,
     pub workload: Workload,
@@ -125,6 +132,7 @@ impl Scenario {
             name: format!("{recipe}-{clients}"),
             recipe: recipe.to_string(),
             clients,
+            groups: Vec::new(),
             root: "/lock".to_string(),
             workload: Workload::default(),
             ensemble: Ensemble::default(),
@@ -164,6 +172,18 @@ impl Scenario {
         if self.clients == 0 {
             return Err("`clients` must be at least 1".into());
         }
+        if !self.groups.is_empty() {
+            groups::validate(&self.groups)
+                .map_err(|e| format!("`clients` group {}: {}", e.group + 1, e.message))?;
+            let total: usize = self.groups.iter().map(|g| g.count).sum();
+            if total != self.clients || self.groups[0].recipe != self.recipe {
+                return Err(format!(
+                    "`clients` groups add up to {total} clients of first recipe `{}`, but the \
+                     scenario says {} of `{}`",
+                    self.groups[0].recipe, self.clients, self.recipe
+                ));
+            }
+        }
         if self.ensemble.servers == 0 {
             return Err("`ensemble.servers` must be at least 1".into());
         }
@@ -201,13 +221,41 @@ impl Scenario {
         }
     }
 
+    /// What client `client` is: its recipe, role and workload.
+    pub fn member(&self, client: usize) -> Member<'_> {
+        groups::member(&self.groups, client).unwrap_or(Member {
+            recipe: &self.recipe,
+            role: &self.recipe,
+            workload: self.workload,
+        })
+    }
+
+    /// The clients whose role is `role`, in client order.
+    pub fn clients_in_role(&self, role: &str) -> Vec<usize> {
+        (0..self.clients)
+            .filter(|&c| self.member(c).role == role)
+            .collect()
+    }
+
+    /// The scenario's role names, each once, in client order.
+    pub fn roles(&self) -> Vec<&str> {
+        let mut roles: Vec<&str> = Vec::new();
+        for c in 0..self.clients {
+            let role = self.member(c).role;
+            if !roles.contains(&role) {
+                roles.push(role);
+            }
+        }
+        roles
+    }
+
     /// What client `client` is built from.
     pub fn params(&self, client: usize) -> RecipeParams {
         RecipeParams {
             client,
             clients: self.clients,
             root: self.root.clone(),
-            workload: self.workload,
+            workload: self.member(client).workload,
         }
     }
 }
