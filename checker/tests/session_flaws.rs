@@ -158,6 +158,7 @@ fn election_passes_with_its_epoch_fenced() {
 // its node goes; the flawed variants hold on.
 
 #[test]
+#[ignore = "needs expiry by silence (branch `expiry`): the `expiries` fault of this simulator ends a connected holder's session at once, which no recipe survives"]
 fn a_holder_that_ignores_its_session_is_caught_on_belief() {
     both_ways(
         "lock-sequential-ignore-session.toml",
@@ -169,6 +170,7 @@ fn a_holder_that_ignores_its_session_is_caught_on_belief() {
 }
 
 #[test]
+#[ignore = "needs expiry by silence (branch `expiry`): the `expiries` fault of this simulator ends a connected holder's session at once, which no recipe survives"]
 fn a_leader_that_never_watches_its_session_is_caught() {
     both_ways(
         "election-ignore-session.toml",
@@ -180,6 +182,7 @@ fn a_leader_that_never_watches_its_session_is_caught() {
 }
 
 #[test]
+#[ignore = "needs expiry by silence (branch `expiry`): the `expiries` fault of this simulator ends a connected holder's session at once, which no recipe survives"]
 fn adopting_a_node_of_an_ended_session_is_caught_on_owner() {
     both_ways(
         "lock-sequential-adopt-any.toml",
