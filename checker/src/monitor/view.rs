@@ -25,13 +25,6 @@ pub trait View {
     /// The path of the child of `dir` (in the leader's tree) created at
     /// `czxid`: how a monitor finds the node a fence names.
     fn child_by_czxid(&self, dir: &str, czxid: i64) -> Option<String>;
-    /// Whether the client's logic says it is done (it then counts no node
-    /// as its own any more).
-    fn is_done(&self, _client: ClientId) -> bool {
-        false
-    }
-    /// Paths of the ephemerals `session` owns in the leader's tree, sorted.
-    fn ephemerals_of(&self, session: SessionId) -> Vec<String>;
 }
 
 /// What a monitor may know about one node of the leader's tree.
@@ -71,12 +64,6 @@ impl View for Sim {
             (tree.get(&path)?.stat.czxid == czxid).then_some(path)
         })
     }
-    fn is_done(&self, client: ClientId) -> bool {
-        self.client(client).is_done()
-    }
-    fn ephemerals_of(&self, session: SessionId) -> Vec<String> {
-        self.leader_tree().ephemerals_of(session)
-    }
 }
 
 /// A stand-in world for tests: a clock and each client's session.
@@ -89,7 +76,6 @@ pub struct FakeView {
     pub ended: Vec<SessionId>,
     /// The leader's tree: path, czxid, ephemeral owner (0: persistent).
     pub nodes: Vec<(String, i64, SessionId)>,
-    pub done: Vec<ClientId>,
 }
 
 impl FakeView {
@@ -101,7 +87,6 @@ impl FakeView {
             crashed: Vec::new(),
             ended: Vec::new(),
             nodes: Vec::new(),
-            done: Vec::new(),
         }
     }
 }
@@ -133,19 +118,6 @@ impl View for FakeView {
             .iter()
             .find(|(p, c, _)| *c == czxid && parent_of(p) == Some(dir))
             .map(|(p, _, _)| p.clone())
-    }
-    fn is_done(&self, client: ClientId) -> bool {
-        self.done.contains(&client)
-    }
-    fn ephemerals_of(&self, session: SessionId) -> Vec<String> {
-        let mut paths: Vec<String> = self
-            .nodes
-            .iter()
-            .filter(|(_, _, s)| *s == session && session != 0)
-            .map(|(p, _, _)| p.clone())
-            .collect();
-        paths.sort();
-        paths
     }
 }
 
