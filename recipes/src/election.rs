@@ -29,7 +29,7 @@ pub fn election_with(params: &RecipeParams, flaws: Flaws) -> LockClient<Sequenti
 
 crate::lock::lock_recipe! {
     /// `election`: the predecessor-watch leader election; see the module docs.
-    Election(SequentialProtocol) = |params| election_with(params, Flaws::default())
+    Election(SequentialProtocol) as Election = |params| election_with(params, Flaws::default())
 }
 
 crate::lock::lock_recipe! {
@@ -38,6 +38,6 @@ crate::lock::lock_recipe! {
     /// while its session is gone and another candidate has been elected:
     /// **election** (two leaders) and **owner** break; the epoch still
     /// fences its stale writes (**fenced-mutex** holds).
-    ElectionIgnoreSession(SequentialProtocol) =
+    ElectionIgnoreSession(SequentialProtocol) as Election =
         |params| election_with(params, Flaws { ignore_session: true, ..Flaws::default() })
 }

@@ -455,6 +455,7 @@ macro_rules! queue_recipe {
         pub struct $name(pub QueueClient);
 
         impl Recipe for $name {
+            const FAMILY: crate::Family = crate::Family::Queue;
             fn new(params: &RecipeParams) -> Self {
                 $name(QueueClient::new(params, $role, $forget))
             }

@@ -193,11 +193,11 @@ impl OwnerMonitor {
     }
 }
 
-impl Monitor for OwnerMonitor {
-    fn observe(&mut self, world: &Sim, step: &StepLog) -> Result<(), Violation> {
+impl<C: zksim::Client<Event = AppEvent>> Monitor<C> for OwnerMonitor {
+    fn observe(&mut self, world: &Sim<C>, step: &StepLog) -> Result<(), Violation> {
         self.on_step(world, step)
     }
-    fn finish(&mut self, _world: &Sim) -> Result<(), Violation> {
+    fn finish(&mut self, _world: &Sim<C>) -> Result<(), Violation> {
         Ok(())
     }
 }

@@ -26,9 +26,7 @@
 //! reports can refer to.
 
 use zkrecipes::queue::{queue_role, QueueRole};
-use zkrecipes::{registry, Workload};
-
-use super::known_recipes;
+use zkrecipes::{RecipeSet, Workload};
 
 /// One `[[clients]]` group.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -59,8 +57,8 @@ pub struct GroupError {
     pub message: String,
 }
 
-/// Check a list of groups on its own terms.
-pub fn validate(groups: &[ClientGroup]) -> Result<(), GroupError> {
+/// Check a list of groups of recipes of `C` on its own terms.
+pub fn validate<C: RecipeSet>(groups: &[ClientGroup]) -> Result<(), GroupError> {
     let err = |group: usize, field: &'static str, message: String| GroupError {
         group,
         field,
@@ -68,14 +66,14 @@ pub fn validate(groups: &[ClientGroup]) -> Result<(), GroupError> {
     };
     let mut family = None;
     for (i, g) in groups.iter().enumerate() {
-        let Some(info) = registry::find(&g.recipe) else {
+        let Some(group_family) = C::family_of(&g.recipe) else {
             return Err(err(
                 i,
                 "recipe",
                 format!(
                     "unknown recipe `{}`; known recipes: {}",
                     g.recipe,
-                    known_recipes()
+                    C::names().join(", ")
                 ),
             ));
         };
@@ -90,8 +88,8 @@ pub fn validate(groups: &[ClientGroup]) -> Result<(), GroupError> {
             return Err(err(i, "role", "a group's `role` must not be empty".into()));
         }
         match family {
-            None => family = Some((info.family, i)),
-            Some((f, first)) if f != info.family => {
+            None => family = Some((group_family, i)),
+            Some((f, first)) if f != group_family => {
                 return Err(err(
                     i,
                     "recipe",
@@ -99,7 +97,7 @@ pub fn validate(groups: &[ClientGroup]) -> Result<(), GroupError> {
                         "impossible combination: `{}` is a {:?} recipe but group {} (`{}`) is a \
                          {f:?} recipe; one scenario judges one family",
                         g.recipe,
-                        info.family,
+                        group_family,
                         first + 1,
                         groups[first].recipe
                     ),
@@ -153,6 +151,7 @@ pub fn member(groups: &[ClientGroup], client: usize) -> Option<Member<'_>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use zkrecipes::AnyRecipe;
 
     fn group(recipe: &str, count: usize, rounds: u32) -> ClientGroup {
         ClientGroup {
@@ -169,7 +168,7 @@ mod tests {
     #[test]
     fn members_are_numbered_across_groups() {
         let gs = [group("queue-producer", 2, 3), group("queue-consumer", 3, 2)];
-        assert_eq!(validate(&gs), Ok(()));
+        assert_eq!(validate::<AnyRecipe>(&gs), Ok(()));
         assert_eq!(member(&gs, 1).unwrap().recipe, "queue-producer");
         assert_eq!(member(&gs, 2).unwrap().recipe, "queue-consumer");
         assert_eq!(member(&gs, 4).unwrap().workload.rounds, 2);
@@ -178,7 +177,8 @@ mod tests {
 
     #[test]
     fn impossible_combinations_are_refused() {
-        let e = validate(&[group("sequential", 1, 1), group("queue-consumer", 1, 1)]).unwrap_err();
+        let e = validate::<AnyRecipe>(&[group("sequential", 1, 1), group("queue-consumer", 1, 1)])
+            .unwrap_err();
         assert_eq!((e.group, e.field), (1, "recipe"));
         assert!(
             e.message.contains("impossible combination"),
@@ -186,13 +186,14 @@ mod tests {
             e.message
         );
         let e =
-            validate(&[group("queue-producer", 2, 3), group("queue-consumer", 1, 5)]).unwrap_err();
+            validate::<AnyRecipe>(&[group("queue-producer", 2, 3), group("queue-consumer", 1, 5)])
+                .unwrap_err();
         assert!(
             e.message.contains("offer 6 items but the consumers take 5"),
             "{}",
             e.message
         );
-        let e = validate(&[group("sequential", 0, 1)]).unwrap_err();
+        let e = validate::<AnyRecipe>(&[group("sequential", 0, 1)]).unwrap_err();
         assert_eq!(e.field, "count");
     }
 }

@@ -9,9 +9,11 @@
 pub mod groups;
 mod parse;
 
+use std::marker::PhantomData;
+
 use serde::{Deserialize, Serialize};
 use zkrecipes::registry::{self, RecipeInfo};
-use zkrecipes::{Family, RecipeParams, Workload};
+use zkrecipes::{AnyRecipe, Family, RecipeParams, RecipeSet, Workload};
 use zksim::{Config, FaultBudget, Tick};
 
 use crate::monitor::Property;
@@ -19,14 +21,16 @@ use crate::monitor::Property;
 pub use groups::{ClientGroup, Member};
 pub use parse::ScenarioError;
 
-/// A validated scenario. Fields are public so that code can build
-/// variations (`compare` sweeps `clients`); [`Scenario::validate`] checks
-/// a hand-built one.
+/// A validated scenario over the recipes of type `C`: the registered ones
+/// ([`AnyRecipe`], what TOML files and the CLI use) or one recipe type of
+/// the user's. Fields are public so that code can build variations
+/// (`compare` sweeps `clients`); [`Scenario::validate`] checks a hand-built one.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Scenario {
+pub struct Scenario<C = AnyRecipe> {
     pub name: String,
-    /// A registered recipe name (`zkcheck list`); with groups, the first
-    /// group's.
+    /// The recipe's name: a registered one (`zkcheck list`) for
+    /// [`AnyRecipe`], else [`zkrecipes::Recipe::name`] of `C`; with groups,
+    /// the first group's.
     pub recipe: String,
     /// How many clients (with groups, their total).
     pub clients: usize,
@@ -43,6 +47,9 @@ pub struct Scenario {
     /// Properties only measured (figures), never failing a run.
     pub report: Vec<Property>,
     pub explore: ExploreDefaults,
+    /// The recipe type clients are built as (a scenario is a typed value:
+    /// its runs' worlds are `World<C>`).
+    recipes: PhantomData<fn() -> C>,
 }
 
 /// The ensemble's shape and clock (`[ensemble]`).
@@ -128,19 +135,7 @@ impl Scenario {
     /// `fifo`, `herd`, `liveness` reported. The recipe is not checked here;
     /// [`Scenario::validate`] does.
     pub fn lock(recipe: &str, clients: usize) -> Self {
-        Scenario {
-            name: format!("{recipe}-{clients}"),
-            recipe: recipe.to_string(),
-            clients,
-            groups: Vec::new(),
-            root: "/lock".to_string(),
-            workload: Workload::default(),
-            ensemble: Ensemble::default(),
-            faults: FaultBudget::default(),
-            hard: vec![Property::MutualExclusion],
-            report: vec![Property::Fifo, Property::NoHerd, Property::Liveness],
-            explore: ExploreDefaults::default(),
-        }
+        Scenario::named(recipe, clients)
     }
 
     /// Read and validate a scenario file.
@@ -153,6 +148,49 @@ impl Scenario {
         parse::from_str(text, origin)
     }
 
+    /// [`Scenario::parse`] for the recipes of type `C` (the text's `recipe`
+    /// must be one `C` can build).
+    pub fn parse_as<C: RecipeSet>(text: &str, origin: &str) -> Result<Scenario<C>, ScenarioError> {
+        parse::from_str(text, origin)
+    }
+
+    /// The registry entry of the scenario's recipe.
+    pub fn recipe_info(&self) -> Option<&'static RecipeInfo> {
+        registry::find(&self.recipe)
+    }
+}
+
+impl<C: zkrecipes::Recipe + Send + Sync + 'static> Scenario<C> {
+    /// The lock-scenario defaults of [`Scenario::lock`] for the recipe type
+    /// `C` (its root is `/lock`, whatever its family; set fields to change).
+    pub fn of_recipe(clients: usize) -> Self {
+        let mut s = Self::named(C::name(), clients);
+        if C::FAMILY != Family::Lock && C::FAMILY != Family::RwLock {
+            s.hard = Vec::new();
+            s.report = Vec::new();
+        }
+        s
+    }
+}
+
+impl<C: RecipeSet> Scenario<C> {
+    fn named(recipe: &str, clients: usize) -> Self {
+        Scenario {
+            name: format!("{recipe}-{clients}"),
+            recipe: recipe.to_string(),
+            clients,
+            groups: Vec::new(),
+            root: "/lock".to_string(),
+            workload: Workload::default(),
+            ensemble: Ensemble::default(),
+            faults: FaultBudget::default(),
+            hard: vec![Property::MutualExclusion],
+            report: vec![Property::Fifo, Property::NoHerd, Property::Liveness],
+            explore: ExploreDefaults::default(),
+            recipes: PhantomData,
+        }
+    }
+
     /// The one text of this scenario: every field, in a fixed order.
     /// Parsing it gives back an equal scenario.
     pub fn to_canonical(&self) -> String {
@@ -162,18 +200,18 @@ impl Scenario {
     /// Checks that a hand-built scenario makes sense (known recipe, at
     /// least one client and one server, an absolute root).
     pub fn validate(&self) -> Result<(), String> {
-        if self.recipe_info().is_none() {
+        if C::family_of(&self.recipe).is_none() {
             return Err(format!(
                 "unknown recipe `{}`; known recipes: {}",
                 self.recipe,
-                known_recipes()
+                C::names().join(", ")
             ));
         }
         if self.clients == 0 {
             return Err("`clients` must be at least 1".into());
         }
         if !self.groups.is_empty() {
-            groups::validate(&self.groups)
+            groups::validate::<C>(&self.groups)
                 .map_err(|e| format!("`clients` group {}: {}", e.group + 1, e.message))?;
             let total: usize = self.groups.iter().map(|g| g.count).sum();
             if total != self.clients || self.groups[0].recipe != self.recipe {
@@ -199,15 +237,16 @@ impl Scenario {
         Ok(())
     }
 
-    /// The registry entry of the scenario's recipe.
-    pub fn recipe_info(&self) -> Option<&'static RecipeInfo> {
-        registry::find(&self.recipe)
-    }
-
     /// The recipe's family (lock if the recipe is unknown, which
     /// [`Scenario::validate`] rules out).
     pub fn family(&self) -> Family {
-        self.recipe_info().map_or(Family::Lock, |r| r.family)
+        C::family_of(&self.recipe).unwrap_or(Family::Lock)
+    }
+
+    /// Client `client` of the run, built as its group's recipe (`None` if
+    /// `C` has no recipe of that name, which [`Scenario::validate`] rules out).
+    pub fn build_client(&self, client: usize) -> Option<C> {
+        C::build(self.member(client).recipe, &self.params(client))
     }
 
     /// The simulator configuration this scenario asks for.
@@ -262,11 +301,7 @@ impl Scenario {
 
 /// Every registered recipe name, comma-separated (for error messages).
 pub fn known_recipes() -> String {
-    zkrecipes::RECIPES
-        .iter()
-        .map(|r| r.name)
-        .collect::<Vec<_>>()
-        .join(", ")
+    AnyRecipe::names().join(", ")
 }
 
 /// The name a scenario uses for a property.

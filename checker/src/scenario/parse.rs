@@ -8,14 +8,11 @@ use std::path::Path;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
-use zkrecipes::Workload;
+use zkrecipes::{RecipeSet, Workload};
 use zksim::{FaultBudget, Tick};
 
 use super::groups::{self, ClientGroup};
-use super::{
-    known_recipes, property_by_name, property_name, Ensemble, ExploreDefaults, Scenario,
-    ALL_PROPERTIES,
-};
+use super::{property_by_name, property_name, Ensemble, ExploreDefaults, Scenario, ALL_PROPERTIES};
 
 /// Why a scenario could not be loaded.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -176,7 +173,7 @@ impl Default for ChecksDoc {
     }
 }
 
-pub(super) fn from_file(path: &Path) -> Result<Scenario, ScenarioError> {
+pub(super) fn from_file<C: RecipeSet>(path: &Path) -> Result<Scenario<C>, ScenarioError> {
     let origin = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
         origin: origin.clone(),
@@ -186,7 +183,10 @@ pub(super) fn from_file(path: &Path) -> Result<Scenario, ScenarioError> {
     from_str(&text, &origin)
 }
 
-pub(super) fn from_str(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
+pub(super) fn from_str<C: RecipeSet>(
+    text: &str,
+    origin: &str,
+) -> Result<Scenario<C>, ScenarioError> {
     let at = |span: Option<std::ops::Range<usize>>, message: String| ScenarioError {
         origin: origin.to_string(),
         position: span.filter(|s| s.end > 0).map(|s| line_col(text, s.start)),
@@ -220,13 +220,13 @@ pub(super) fn from_str(text: &str, origin: &str) -> Result<Scenario, ScenarioErr
         think_ticks: doc.workload.think_ticks,
     };
     let known = |recipe: &Spanned<String>| {
-        if zkrecipes::registry::find(recipe.get_ref()).is_none() {
+        if C::family_of(recipe.get_ref()).is_none() {
             return Err(at(
                 Some(recipe.span()),
                 format!(
                     "unknown recipe `{}`; known recipes: {}",
                     recipe.get_ref(),
-                    known_recipes()
+                    C::names().join(", ")
                 ),
             ));
         }
@@ -278,7 +278,7 @@ pub(super) fn from_str(text: &str, origin: &str) -> Result<Scenario, ScenarioErr
                     }
                 })
                 .collect();
-            groups::validate(&groups).map_err(|e| {
+            groups::validate::<C>(&groups).map_err(|e| {
                 let g = &docs[e.group];
                 let span = match e.field {
                     "count" => g.count.span(),
@@ -310,6 +310,7 @@ pub(super) fn from_str(text: &str, origin: &str) -> Result<Scenario, ScenarioErr
         hard,
         report,
         explore: doc.explore,
+        recipes: std::marker::PhantomData,
     };
     // Point at the field when we know which one is wrong.
     scenario.validate().map_err(|message| {
@@ -325,7 +326,7 @@ pub(super) fn from_str(text: &str, origin: &str) -> Result<Scenario, ScenarioErr
     Ok(scenario)
 }
 
-pub(super) fn to_canonical(s: &Scenario) -> String {
+pub(super) fn to_canonical<C>(s: &Scenario<C>) -> String {
     let spanned = |v: &str| Spanned::new(0..0, v.to_string());
     let (recipe, clients) = if s.groups.is_empty() {
         (Some(spanned(&s.recipe)), ClientsDoc::Count(s.clients))
@@ -403,8 +404,8 @@ report = ["herd", "fifo"]
 
     #[test]
     fn canonical_text_parses_back_to_the_same_scenario() {
-        let s = from_str(GOOD, "t.toml").unwrap();
-        let again = from_str(&to_canonical(&s), "canon").unwrap();
+        let s = Scenario::parse(GOOD, "t.toml").unwrap();
+        let again = Scenario::parse(&to_canonical(&s), "canon").unwrap();
         assert_eq!(s, again);
         assert_eq!(to_canonical(&s), to_canonical(&again));
     }
@@ -412,7 +413,7 @@ report = ["herd", "fifo"]
     #[test]
     fn unknown_field_is_named_with_its_line() {
         let text = "name = \"t\"\nrecipe = \"idle\"\nclients = 2\n[workload]\nroundz = 3\n";
-        let e = from_str(text, "f.toml").unwrap_err();
+        let e = Scenario::parse(text, "f.toml").unwrap_err();
         assert_eq!(e.position.map(|p| p.0), Some(5), "{e}");
         assert!(e.message.contains("roundz"), "{e}");
     }
@@ -420,7 +421,7 @@ report = ["herd", "fifo"]
     #[test]
     fn unknown_check_points_at_the_name() {
         let text = "name = \"t\"\nrecipe = \"idle\"\nclients = 2\n[checks]\nhard = [\"mutex\", \"nope\"]\n";
-        let e = from_str(text, "f.toml").unwrap_err();
+        let e = Scenario::parse(text, "f.toml").unwrap_err();
         assert_eq!(e.position, Some((5, 18)), "{e}");
         assert!(e.message.contains("unknown check `nope`"), "{e}");
         assert!(e.message.contains("fenced-mutex"), "{e}");
@@ -429,7 +430,7 @@ report = ["herd", "fifo"]
     #[test]
     fn unknown_recipe_lists_the_known_ones() {
         let text = "name = \"t\"\nrecipe = \"nope\"\nclients = 2\n";
-        let e = from_str(text, "f.toml").unwrap_err();
+        let e = Scenario::parse(text, "f.toml").unwrap_err();
         assert_eq!(e.position, Some((2, 10)), "{e}");
         assert!(e.message.contains("idle"), "{e}");
     }
@@ -437,7 +438,7 @@ report = ["herd", "fifo"]
     #[test]
     fn zero_clients_is_refused() {
         let text = "name = \"t\"\nrecipe = \"idle\"\nclients = 0\n";
-        let e = from_str(text, "f.toml").unwrap_err();
+        let e = Scenario::parse(text, "f.toml").unwrap_err();
         assert_eq!(e.position, Some((3, 11)), "{e}");
     }
 
@@ -465,7 +466,7 @@ hard = ["queue"]
 
     #[test]
     fn client_groups_mix_roles_and_round_trip() {
-        let s = from_str(GROUPS, "g.toml").unwrap();
+        let s = Scenario::parse(GROUPS, "g.toml").unwrap();
         assert_eq!(s.clients, 5);
         assert_eq!(s.recipe, "queue-producer");
         assert_eq!(s.member(1).role, "producer");
@@ -476,10 +477,10 @@ hard = ["queue"]
         assert_eq!(s.member(4).workload.think_ticks, 3);
         assert_eq!(s.clients_in_role("consumer"), vec![2, 3, 4]);
         assert_eq!(s.roles(), vec!["producer", "consumer"]);
-        let again = from_str(&to_canonical(&s), "canon").unwrap();
+        let again = Scenario::parse(&to_canonical(&s), "canon").unwrap();
         assert_eq!(s, again);
         // A plain scenario stays plain.
-        let plain = from_str(GOOD, "t.toml").unwrap();
+        let plain = Scenario::parse(GOOD, "t.toml").unwrap();
         assert!(plain.groups.is_empty());
         assert_eq!(plain.member(1).role, "idle");
     }
@@ -491,7 +492,7 @@ hard = ["queue"]
             "count = 3\nrole = \"consumer\"",
             "count = 3\nrole = \"consumer\"\nworkload = { rounds = 1 }",
         );
-        let e = from_str(&text, "g.toml").unwrap_err();
+        let e = Scenario::parse(&text, "g.toml").unwrap_err();
         assert!(
             e.message.contains("offer 6 items but the consumers take 3"),
             "{e}"
@@ -499,12 +500,12 @@ hard = ["queue"]
         assert_eq!(e.position.map(|p| p.0), Some(15), "{e}");
         // Two families.
         let text = GROUPS.replace("\"queue-consumer\"", "\"sequential\"");
-        let e = from_str(&text, "g.toml").unwrap_err();
+        let e = Scenario::parse(&text, "g.toml").unwrap_err();
         assert!(e.message.contains("impossible combination"), "{e}");
         assert_eq!(e.position, Some((15, 10)), "{e}");
         // A top-level recipe with groups.
         let text = GROUPS.replace("root = \"/q\"", "root = \"/q\"\nrecipe = \"idle\"");
-        let e = from_str(&text, "g.toml").unwrap_err();
+        let e = Scenario::parse(&text, "g.toml").unwrap_err();
         assert!(
             e.message
                 .contains("top-level `recipe` with [[clients]] groups"),
@@ -512,13 +513,13 @@ hard = ["queue"]
         );
         assert_eq!(e.position.map(|p| p.0), Some(4), "{e}");
         // A zero count, an unknown field in a group.
-        let e = from_str(&GROUPS.replace("count = 2", "count = 0"), "g.toml").unwrap_err();
+        let e = Scenario::parse(&GROUPS.replace("count = 2", "count = 0"), "g.toml").unwrap_err();
         assert_eq!(e.position, Some((10, 9)), "{e}");
-        let e = from_str(&GROUPS.replace("count = 2", "cuont = 2"), "g.toml").unwrap_err();
+        let e = Scenario::parse(&GROUPS.replace("count = 2", "cuont = 2"), "g.toml").unwrap_err();
         assert!(e.message.contains("cuont"), "{e}");
         assert_eq!(e.position.map(|p| p.0), Some(10), "{e}");
         // No recipe at all.
-        let e = from_str("name = \"t\"\nclients = 2\n", "f.toml").unwrap_err();
+        let e = Scenario::parse("name = \"t\"\nclients = 2\n", "f.toml").unwrap_err();
         assert!(e.message.contains("no `recipe`"), "{e}");
     }
 }
