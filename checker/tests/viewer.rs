@@ -123,7 +123,7 @@ fn screenshot(bin: &Path, page: &Path, fragment: &str, png: &Path) {
     chromium(
         bin,
         &[
-            "--window-size=1400,1000".to_string(),
+            "--window-size=1600,1000".to_string(),
             format!("--screenshot={}", png.display()),
             url(page, fragment),
         ],

@@ -104,6 +104,17 @@
       state.appendChild(table('Znodes (union of all servers)', 'nodes', [
         ['', 'path'], ['czxid', 'czxid'], ['owner', 'owner session'], ['seq', 'sequence'], ['on', 'only on']], k));
     }
+    // Scroll the diagram (not the page) so that the row is in view, a
+    // third of the way down when it has to move.
+    function reveal(r) {
+      var box = document.getElementById('diagram');
+      var b = r.getBoundingClientRect();
+      var v = box.getBoundingClientRect();
+      var head = 40;
+      if (b.top < v.top + head || b.bottom > v.bottom) {
+        box.scrollTop += b.top - v.top - Math.max(head, box.clientHeight / 3);
+      }
+    }
     function select(k, scroll) {
       k = Math.max(0, Math.min(last, k));
       if (rows.length) {
@@ -112,7 +123,7 @@
         var r = rowOf(k);
         if (r) {
           r.classList.add('sel');
-          if (scroll && r.scrollIntoView) r.scrollIntoView({ block: 'nearest' });
+          if (scroll) reveal(r);
         }
       }
       sel = k;

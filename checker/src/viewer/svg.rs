@@ -19,27 +19,30 @@ pub struct Style {
     pub line: u32,
     /// Longest label drawn (longer ones end in `…`; the HTML panel has them whole).
     pub max_label: usize,
+    /// Room right of the last lane for its marks' labels.
+    pub right: u32,
 }
 
 impl Style {
     /// For a counterexample: room for paths in labels.
     pub const WIDE: Style = Style {
-        lane_width: 150,
+        lane_width: 136,
         line: 17,
         max_label: 64,
+        right: 210,
     };
     /// For many clients side by side (the herd comparison).
     pub const COMPACT: Style = Style {
         lane_width: 70,
         line: 15,
         max_label: 40,
+        right: 90,
     };
 }
 
 const GUTTER: u32 = 96;
 const HEADER: u32 = 48;
 const SERVER_GAP: u32 = 24;
-const RIGHT: u32 = 250;
 const PAD: u32 = 4;
 
 /// Where things go.
@@ -67,7 +70,7 @@ impl Layout {
             y += row.items.len().max(1) as u32 * style.line + PAD;
         }
         row_top.push(y);
-        let width = GUTTER + SERVER_GAP + t.lanes.len() as u32 * style.lane_width + RIGHT;
+        let width = GUTTER + SERVER_GAP + t.lanes.len() as u32 * style.lane_width + style.right;
         Layout {
             width,
             height: y + 12,
