@@ -17,7 +17,7 @@ const JS: &str = include_str!("page.js");
 
 /// The viewer page for a recorded run. `token` (the replay token) is
 /// printed in the header so the page says how to reproduce what it shows.
-pub fn page(rec: &Recording, token: Option<&str>) -> String {
+pub fn page<C: zkrecipes::RecipeSet>(rec: &Recording<C>, token: Option<&str>) -> String {
     let t = &rec.timeline;
     let s = &rec.scenario;
     let data = json!({

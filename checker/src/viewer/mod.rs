@@ -24,9 +24,10 @@ pub use record::{record, Options, Recording};
 
 use crate::scenario::{property_name, Scenario};
 use crate::token::Token;
+use zkrecipes::RecipeSet;
 
 /// A title for a run: the scenario and what broke, if anything.
-fn title(scenario: &Scenario, rec: Option<&Recording>) -> String {
+fn title<C: RecipeSet>(scenario: &Scenario<C>, rec: Option<&Recording<C>>) -> String {
     match rec.and_then(|r| r.timeline.violation.as_ref()) {
         Some(v) => format!(
             "{}: {} violation ({})",
@@ -39,7 +40,7 @@ fn title(scenario: &Scenario, rec: Option<&Recording>) -> String {
 }
 
 /// Replay a token and record it for the page (snapshots on).
-pub fn record_token(token: &Token) -> Result<Recording, String> {
+pub fn record_token<C: RecipeSet>(token: &Token<C>) -> Result<Recording<C>, String> {
     let mut rec = record(
         &token.scenario,
         &token.indices,
@@ -55,13 +56,13 @@ pub fn record_token(token: &Token) -> Result<Recording, String> {
 }
 
 /// The viewer page of a token's run.
-pub fn html_for_token(token: &Token) -> Result<String, String> {
+pub fn html_for_token<C: RecipeSet>(token: &Token<C>) -> Result<String, String> {
     let rec = record_token(token)?;
     Ok(html::page(&rec, Some(&token.encode())))
 }
 
 /// `zkcheck replay <token> --html FILE`.
-pub fn write_html(path: &Path, token: &Token) -> Result<(), String> {
+pub fn write_html<C: RecipeSet>(path: &Path, token: &Token<C>) -> Result<(), String> {
     let page = html_for_token(token)?;
     write(path, &page)
 }
@@ -69,7 +70,10 @@ pub fn write_html(path: &Path, token: &Token) -> Result<(), String> {
 /// `zkcheck check --report DIR`: for one counterexample, `NAME-PROPERTY.html`
 /// (the viewer), `.svg` (the diagram) and `.md` (the story: violation,
 /// diagram, trace, token). Returns the paths written.
-pub fn write_counterexample(dir: &Path, token: &Token) -> Result<Vec<PathBuf>, String> {
+pub fn write_counterexample<C: RecipeSet>(
+    dir: &Path,
+    token: &Token<C>,
+) -> Result<Vec<PathBuf>, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let rec = record_token(token)?;
     let encoded = token.encode();
@@ -88,7 +92,7 @@ pub fn write_counterexample(dir: &Path, token: &Token) -> Result<Vec<PathBuf>, S
     Ok(vec![md_path, svg_path, html_path])
 }
 
-fn markdown(rec: &Recording, stem: &str, token: &str) -> String {
+fn markdown<C: RecipeSet>(rec: &Recording<C>, stem: &str, token: &str) -> String {
     let s = &rec.scenario;
     let mut md = format!("# {}\n\n", rec.timeline.title);
     let _ = writeln!(

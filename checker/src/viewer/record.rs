@@ -17,20 +17,21 @@ use crate::model::Model;
 use crate::run::is_terminal;
 use crate::scenario::Scenario;
 use crate::trace::Trace;
+use zkrecipes::RecipeSet;
 
 use super::snapshot::{self, Snapshot};
 use super::timeline::{Belief, Builder, Timeline};
 
 /// A replayed run, ready to draw.
 #[derive(Clone, Debug)]
-pub struct Recording {
+pub struct Recording<C = zkrecipes::AnyRecipe> {
     pub timeline: Timeline,
     /// Snapshot 0 whole (as a diff from nothing), then one diff per step.
     pub snapshots: Vec<Value>,
     /// The trace lines of each snapshot's step (index as `snapshots`).
     pub lines: Vec<Vec<String>>,
     /// The scenario, for the page's header.
-    pub scenario: Scenario,
+    pub scenario: Scenario<C>,
 }
 
 /// What to record besides the timeline.
@@ -44,12 +45,12 @@ pub struct Options {
 
 /// Replay `indices` strictly (an index out of range is an error naming its
 /// step) and record what the viewer shows.
-pub fn record(
-    scenario: &Scenario,
+pub fn record<C: RecipeSet>(
+    scenario: &Scenario<C>,
     indices: &[u32],
     title: String,
     options: Options,
-) -> Result<Recording, BadChoice> {
+) -> Result<Recording<C>, BadChoice> {
     let mut log: Vec<Happening<AppEvent>> = Vec::new();
     let mut model = Model::with_start_log(scenario, &mut log);
     let mut builder = Builder::new(title, &model);
@@ -98,12 +99,12 @@ pub fn record(
     Ok(finish(builder, worlds, lines, scenario))
 }
 
-fn finish(
+fn finish<C: RecipeSet>(
     builder: Builder,
     worlds: Worlds,
     lines: Vec<Vec<String>>,
-    scenario: &Scenario,
-) -> Recording {
+    scenario: &Scenario<C>,
+) -> Recording<C> {
     Recording {
         timeline: builder.finish(),
         snapshots: worlds.diffs,
@@ -139,7 +140,12 @@ impl Worlds {
         }
     }
 
-    fn record(&mut self, model: &Model, log: &[Happening<AppEvent>], beliefs: &[Belief]) {
+    fn record<C: RecipeSet>(
+        &mut self,
+        model: &Model<C>,
+        log: &[Happening<AppEvent>],
+        beliefs: &[Belief],
+    ) {
         if !self.on {
             return;
         }

@@ -14,6 +14,7 @@ use serde_json::{json, Map, Value};
 use zksim::SessionId;
 
 use crate::model::Model;
+use zkrecipes::RecipeSet;
 
 use super::timeline::{session_label, zx, Belief};
 
@@ -25,8 +26,8 @@ pub type Snapshot = BTreeMap<&'static str, Map<String, Value>>;
 
 /// Flatten the world after a step. `beliefs` are the timeline's, `ended`
 /// the sessions that ended so far (`true` if by expiry).
-pub fn snapshot(
-    model: &Model,
+pub fn snapshot<C: RecipeSet>(
+    model: &Model<C>,
     beliefs: &[Belief],
     ended: &BTreeMap<SessionId, bool>,
     owners: &BTreeMap<SessionId, usize>,

@@ -19,6 +19,7 @@ use zksim::{
 
 use crate::model::Model;
 use crate::monitor::{Property, Violation};
+use zkrecipes::RecipeSet;
 
 /// One column of the diagram.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -194,7 +195,7 @@ pub struct Builder {
 }
 
 impl Builder {
-    pub fn new(title: String, model: &Model) -> Self {
+    pub fn new<C: RecipeSet>(title: String, model: &Model<C>) -> Self {
         let clients = model.world.num_clients();
         let servers = model.world.num_servers();
         let mut lanes: Vec<Lane> = (0..clients)
@@ -232,7 +233,7 @@ impl Builder {
     }
 
     /// What starting the clients did (snapshot 0).
-    pub fn start(&mut self, model: &Model, log: &[Happening<AppEvent>]) {
+    pub fn start<C: RecipeSet>(&mut self, model: &Model<C>, log: &[Happening<AppEvent>]) {
         let mut items = Vec::new();
         for h in log {
             self.happening(model, h, &mut items);
@@ -241,7 +242,13 @@ impl Builder {
     }
 
     /// One step (snapshot `step + 1`), after it was applied.
-    pub fn step(&mut self, step: usize, event: &Event, model: &Model, log: &[Happening<AppEvent>]) {
+    pub fn step<C: RecipeSet>(
+        &mut self,
+        step: usize,
+        event: &Event,
+        model: &Model<C>,
+        log: &[Happening<AppEvent>],
+    ) {
         let snapshot = step + 1;
         let mut items = Vec::new();
         self.event(model, event, &mut items);
@@ -334,7 +341,13 @@ impl Builder {
         self.shown.clone()
     }
 
-    fn push_row(&mut self, model: &Model, snapshot: usize, ticks: u32, items: Vec<Item>) {
+    fn push_row<C: RecipeSet>(
+        &mut self,
+        model: &Model<C>,
+        snapshot: usize,
+        ticks: u32,
+        items: Vec<Item>,
+    ) {
         self.shown = self.beliefs_now(model);
         self.beliefs.push(self.shown.clone());
         let row = self.timeline.rows.len();
@@ -366,7 +379,7 @@ impl Builder {
 
     /// Beliefs after the step: app events already folded into `raw` by
     /// [`Builder::happening`]; a holder whose session is gone is marked.
-    fn beliefs_now(&self, model: &Model) -> Vec<Belief> {
+    fn beliefs_now<C: RecipeSet>(&self, model: &Model<C>) -> Vec<Belief> {
         (0..self.clients)
             .map(|c| {
                 let b = self.raw[c];
@@ -379,7 +392,7 @@ impl Builder {
             .collect()
     }
 
-    fn event(&mut self, model: &Model, event: &Event, items: &mut Vec<Item>) {
+    fn event<C: RecipeSet>(&mut self, model: &Model<C>, event: &Event, items: &mut Vec<Item>) {
         let fault = |lane: usize, label: String| Item::Mark {
             lane,
             kind: MarkKind::Fault,
@@ -420,7 +433,12 @@ impl Builder {
         }
     }
 
-    fn happening(&mut self, model: &Model, h: &Happening<AppEvent>, items: &mut Vec<Item>) {
+    fn happening<C: RecipeSet>(
+        &mut self,
+        model: &Model<C>,
+        h: &Happening<AppEvent>,
+        items: &mut Vec<Item>,
+    ) {
         match h {
             Happening::Sent {
                 client,
@@ -553,7 +571,7 @@ impl Builder {
     }
 }
 
-fn owner(model: &Model, session: SessionId) -> String {
+fn owner<C: RecipeSet>(model: &Model<C>, session: SessionId) -> String {
     (0..model.world.num_clients())
         .find(|&c| model.world.session_of(c) == session)
         .map(|c| format!(" (c{c})"))
@@ -590,6 +608,7 @@ pub fn op_label(op: &Op) -> String {
         Op::SetData { path, .. } => format!("setData {path}"),
         Op::GetChildren { path, watch: w } => format!("getChildren {path}{}", watch(w)),
         Op::Sync { path } => format!("sync {path}"),
+        Op::Check { path, version } => format!("check {path} version={version}"),
         Op::Multi(ops) => format!(
             "multi [{}]",
             ops.iter().map(op_label).collect::<Vec<_>>().join("; ")
@@ -610,6 +629,7 @@ pub fn reply_label(reply: &Reply) -> String {
             Response::SetData(stat) => format!("set version={}", stat.version),
             Response::Children { names, .. } => format!("children [{}]", names.join(", ")),
             Response::Synced => "synced".into(),
+            Response::Checked => "checked".into(),
             Response::Multi(results) => format!(
                 "multi [{}]",
                 results
