@@ -3,19 +3,25 @@
 //! Markdown reports and as a self-contained HTML page whose state panel
 //! shows the world after any step.
 //!
-//! - [`timeline`]: the diagram's model, built from a replay (lanes, rows of
-//!   arrows and marks, belief bands, the violation);
+//! - [`timeline`]: the diagram's model (lanes, rows of arrows and marks,
+//!   belief bands, the violation); [`builder`] makes it from a replay,
+//!   [`labels`] words its arrows and marks;
 //! - [`record`]: the replay loop that feeds it and keeps per-step snapshots;
 //! - [`snapshot`]: the world flattened for the state panel, and diffs;
 //! - [`svg`]: the drawing; [`html`]: the page around it;
 //! - [`herd`]: naive vs predecessor-watch lock side by side for `compare`.
 
+pub mod builder;
 pub mod herd;
 pub mod html;
+pub mod labels;
 pub mod record;
 pub mod snapshot;
 pub mod svg;
 pub mod timeline;
+
+#[cfg(test)]
+mod tests;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

@@ -19,8 +19,9 @@ use crate::scenario::Scenario;
 use crate::trace::Trace;
 use zkrecipes::RecipeSet;
 
+use super::builder::Builder;
 use super::snapshot::{self, Snapshot};
-use super::timeline::{Belief, Builder, Timeline};
+use super::timeline::{Belief, Timeline};
 
 /// A replayed run, ready to draw.
 #[derive(Clone, Debug)]

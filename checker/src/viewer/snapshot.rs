@@ -16,7 +16,8 @@ use zksim::SessionId;
 use crate::model::Model;
 use zkrecipes::RecipeSet;
 
-use super::timeline::{session_label, zx, Belief};
+use super::labels::{session_label, zx};
+use super::timeline::Belief;
 
 /// The sections of a snapshot, in the order the page shows them.
 pub const SECTIONS: [&str; 4] = ["clients", "servers", "sessions", "nodes"];
