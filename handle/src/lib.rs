@@ -1,0 +1,20 @@
+//! zkhandle: the in-process half of a ZooKeeper lock recipe.
+//!
+//! * [`handoff`] — the thread handoff between callers and the event thread,
+//!   a plain struct over [`sync`]'s primitives, model-checked with loom;
+//! * [`seeds`] — the seed articles' own thread handoffs (`wait()`/`notify()`,
+//!   semaphores, latches, `LockListener` callbacks) ported with the same
+//!   primitives, so that loom can judge them too;
+//! * `LockHandle` (not built under loom) — a thread-safe blocking lock over
+//!   any registered lock recipe, driven by a background event thread on a
+//!   real ZooKeeper or on the simulator.
+//!
+//! Build with `RUSTFLAGS="--cfg zkcheck_loom"` to run the loom models
+//! (`tests/loom_*.rs`); see the README's "In-process checks (loom)".
+
+pub mod handoff;
+pub mod seeds;
+pub mod sync;
+pub mod trace;
+
+pub use handoff::{AcquireError, Guard, Handoff, Pending};
