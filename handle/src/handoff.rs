@@ -332,6 +332,12 @@ impl<G: Clone> Handoff<G> {
         sync::lock(&self.state).commands.pop_front()
     }
 
+    /// Put back a command the event side could not carry out yet (it is
+    /// taken again first).
+    pub fn requeue_front(&self, command: Command) {
+        sync::lock(&self.state).commands.push_front(command);
+    }
+
     /// The recipe now holds the lock under `grant`.
     pub fn granted(&self, grant: G) {
         self.update(|s| {

@@ -12,9 +12,17 @@
 //! Build with `RUSTFLAGS="--cfg zkcheck_loom"` to run the loom models
 //! (`tests/loom_*.rs`); see the README's "In-process checks (loom)".
 
+#[cfg(not(zkcheck_loom))]
+pub mod client;
+#[cfg(not(zkcheck_loom))]
+pub mod contend;
+#[cfg(not(zkcheck_loom))]
+pub mod handle;
 pub mod handoff;
 pub mod seeds;
 pub mod sync;
 pub mod trace;
 
+#[cfg(not(zkcheck_loom))]
+pub use handle::{HandleError, LockGuard, LockHandle};
 pub use handoff::{AcquireError, Guard, Handoff, Pending};
