@@ -90,26 +90,7 @@ impl LockHandle {
         recipe: &str,
         root: &str,
     ) -> Result<Self, HandleError> {
-        let info =
-            registry::find(recipe).ok_or_else(|| HandleError::UnknownRecipe(recipe.to_string()))?;
-        if info.family != Family::Lock {
-            return Err(HandleError::NotALock {
-                recipe: recipe.to_string(),
-                family: info.family,
-            });
-        }
-        let params = RecipeParams {
-            client: 0,
-            clients: 1,
-            root: root.to_string(),
-            workload: Workload {
-                rounds: u32::MAX,
-                hold_ticks: GATE,
-                think_ticks: GATE,
-            },
-        };
-        let handoff = Arc::new(Handoff::new());
-        let client = HandleClient::new((info.build)(&params), Arc::clone(&handoff));
+        let (client, handoff) = steered_client(recipe, root, 0, 1)?;
         // The run lasts as long as the handle (10 years is "forever").
         config.run_timeout = Duration::from_secs(10 * 365 * 24 * 3600);
         let events = std::thread::Builder::new()
@@ -127,6 +108,14 @@ impl LockHandle {
             handoff,
             events: Some(events),
         })
+    }
+
+    /// A handle whose event thread is not its own (see [`crate::sim`]).
+    pub(crate) fn detached(handoff: Arc<Handoff<i64>>) -> Self {
+        LockHandle {
+            handoff,
+            events: None,
+        }
     }
 
     /// Ask for the lock without blocking yet; drop the [`Pending`] to cancel.
@@ -156,6 +145,37 @@ impl LockHandle {
         self.handoff.close();
         self.events.take().and_then(|t| t.join().ok().flatten())
     }
+}
+
+/// Client `client` of `clients` running the registered lock recipe
+/// `recipe` under `root`, steered through a fresh handoff.
+pub(crate) fn steered_client(
+    recipe: &str,
+    root: &str,
+    client: usize,
+    clients: usize,
+) -> Result<(HandleClient, Arc<Handoff<i64>>), HandleError> {
+    let info =
+        registry::find(recipe).ok_or_else(|| HandleError::UnknownRecipe(recipe.to_string()))?;
+    if info.family != Family::Lock {
+        return Err(HandleError::NotALock {
+            recipe: recipe.to_string(),
+            family: info.family,
+        });
+    }
+    let params = RecipeParams {
+        client,
+        clients,
+        root: root.to_string(),
+        workload: Workload {
+            rounds: u32::MAX,
+            hold_ticks: GATE,
+            think_ticks: GATE,
+        },
+    };
+    let handoff = Arc::new(Handoff::new());
+    let steered = HandleClient::new((info.build)(&params), Arc::clone(&handoff));
+    Ok((steered, handoff))
 }
 
 impl Drop for LockHandle {

@@ -7,7 +7,8 @@
 //!   primitives, so that loom can judge them too;
 //! * `LockHandle` (not built under loom) — a thread-safe blocking lock over
 //!   any registered lock recipe, driven by a background event thread on a
-//!   real ZooKeeper or on the simulator.
+//!   real ZooKeeper ([`LockHandle::connect`]) or on the simulator
+//!   ([`sim::simulated_handles`]).
 //!
 //! Build with `RUSTFLAGS="--cfg zkcheck_loom"` to run the loom models
 //! (`tests/loom_*.rs`); see the README's "In-process checks (loom)".
@@ -20,6 +21,8 @@ pub mod contend;
 pub mod handle;
 pub mod handoff;
 pub mod seeds;
+#[cfg(not(zkcheck_loom))]
+pub mod sim;
 pub mod sync;
 pub mod trace;
 
