@@ -17,7 +17,7 @@
 //!
 //! The wrapper looks at the handoff's commands whenever the driver calls it,
 //! and at least every [`POLL_TICKS`] tick (the real driver offers no other
-//! way to be woken from outside; see the crate README).
+//! way to be woken from outside a run; see the README's "In-process checks").
 
 use std::hash::{Hash, Hasher};
 
