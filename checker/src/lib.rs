@@ -25,3 +25,4 @@ pub mod shrink;
 pub mod stop;
 pub mod token;
 pub mod trace;
+pub mod viewer;

@@ -20,6 +20,8 @@ const LOCKS: &[&str] = &[
     "sequential-string-sort",
     "naive-no-rewatch",
     "sequential-unwrap",
+    "sequential-adopt-any",
+    "sequential-forget-release",
 ];
 
 #[test]

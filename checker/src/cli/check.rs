@@ -39,7 +39,17 @@ pub fn check(args: &CheckArgs, io: &mut Io) -> Exit {
     print_summary(io, &scenario, &options, &result, secs);
 
     if let Some(failure) = &result.failure {
-        print_failure(io, &scenario, failure, &progress);
+        let token = print_failure(io, &scenario, failure, &progress);
+        if let (Some(token), Some(dir)) = (token, &args.report) {
+            match crate::viewer::write_counterexample(dir, &token) {
+                Ok(paths) => {
+                    for p in paths {
+                        say!(io, "wrote {}", p.display());
+                    }
+                }
+                Err(e) => return bad_input(io, e),
+            }
+        }
         return Exit::Violation;
     }
     let incomplete = incompleteness(&scenario, &options, &result);
@@ -183,7 +193,13 @@ fn print_figures(io: &mut Io, scenario: &Scenario, f: &Figures) {
     }
 }
 
-fn print_failure(io: &mut Io, scenario: &Scenario, failure: &Failure, progress: &Progress) {
+/// Print the shrunk counterexample; returns its replay token.
+fn print_failure(
+    io: &mut Io,
+    scenario: &Scenario,
+    failure: &Failure,
+    progress: &Progress,
+) -> Option<Token> {
     // Ctrl-C or the time limit also end shrinking, with what it has.
     let stop = || progress.stopped().is_some();
     let shrunk = shrink_until(scenario, &failure.schedule, &failure.violation, &stop);
@@ -206,7 +222,7 @@ fn print_failure(io: &mut Io, scenario: &Scenario, failure: &Failure, progress: 
     say!(io, "{}", shrunk.violation.explanation);
     let Some(indices) = shrunk.schedule.to_indices(scenario) else {
         say!(io, "(internal error: the shrunk schedule does not replay)");
-        return;
+        return None;
     };
     match replay(scenario, &indices) {
         Ok(r) => {
@@ -216,10 +232,8 @@ fn print_failure(io: &mut Io, scenario: &Scenario, failure: &Failure, progress: 
         }
         Err(e) => say!(io, "(internal error: {e})"),
     }
+    let token = Token::new(scenario.clone(), indices);
     say!(io);
-    say!(
-        io,
-        "replay: {}",
-        Token::new(scenario.clone(), indices).encode()
-    );
+    say!(io, "replay: {}", token.encode());
+    Some(token)
 }

@@ -21,6 +21,17 @@ pub fn replay(args: &ReplayArgs, io: &mut Io) -> Exit {
             )
         }
     };
+    if let Some(path) = &args.html {
+        match crate::viewer::write_html(path, &token) {
+            Ok(()) => {
+                let _ = std::io::Write::write_fmt(
+                    &mut io.err,
+                    format_args!("wrote {}\n", path.display()),
+                );
+            }
+            Err(e) => return bad_input(io, e),
+        }
+    }
     let run = &replayed.run;
     say!(
         io,
