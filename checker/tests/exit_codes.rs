@@ -279,7 +279,10 @@ fn checks_must_fit_the_family_be_named_once_and_exist() {
         "queue.toml",
         "name = \"q\"\nrecipe = \"seed002-queue\"\nclients = 2\nroot = \"/q\"\n[checks]\nhard = [\"mutex\"]\n",
     );
-    assert_bad(&zk(&["check", &queue]), &["a queue recipe", "leaks, queue"]);
+    assert_bad(
+        &zk(&["check", &queue]),
+        &["a queue recipe", "liveness, leaks, queue"],
+    );
 }
 
 #[test]

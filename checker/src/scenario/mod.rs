@@ -406,18 +406,22 @@ pub fn property_name(p: Property) -> &'static str {
 
 /// Whether a property can be judged on a recipe of `family`: lock
 /// properties read `Requested`/`Acquired`, queue safety `Offered`/`Taken`,
-/// election `Elected`/`Abdicated`; leaks apply to every recipe.
+/// election `Elected`/`Abdicated`; leaks, liveness and no-panic apply to
+/// every recipe, fencing and ownership to locks and elections.
 pub fn applies_to(p: Property, family: Family) -> bool {
     match p {
         Property::QueueSafety => family == Family::Queue,
         Property::Election => family == Family::Election,
-        Property::NoLeaks | Property::NoPanic => true,
-        Property::MutualExclusion
-        | Property::FencedExclusion
-        | Property::Fifo
-        | Property::NoHerd
-        | Property::Liveness
-        | Property::Owner => matches!(family, Family::Lock | Family::RwLock),
+        // Every recipe asks and finishes, and may leave nodes or panic.
+        Property::NoLeaks | Property::NoPanic | Property::Liveness => true,
+        Property::MutualExclusion | Property::Fifo | Property::NoHerd => {
+            matches!(family, Family::Lock | Family::RwLock)
+        }
+        // A holder or a leader believes, and writes, through a node of its
+        // own session under a fence.
+        Property::FencedExclusion | Property::Owner => {
+            matches!(family, Family::Lock | Family::RwLock | Family::Election)
+        }
     }
 }
 
