@@ -13,9 +13,7 @@
 use std::fmt;
 
 use zkrecipes::AppEvent;
-use zksim::{ClientId, Event, Fault, Happening};
-
-use crate::monitor::Sim;
+use zksim::{Client, ClientId, Event, Fault, Happening, World};
 
 /// A role a client plays at some moment, judged from its own events.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -81,7 +79,7 @@ impl Aims {
 
     /// Whether the scenario lets `event` happen now. Non-fault events and
     /// heals are always allowed.
-    pub fn allows(&self, event: &Event, roles: &Roles, world: &Sim) -> bool {
+    pub fn allows<C: Client>(&self, event: &Event, roles: &Roles, world: &World<C>) -> bool {
         let Event::Fault(fault) = event else {
             return true;
         };
