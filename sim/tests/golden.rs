@@ -7,7 +7,7 @@
 use zksim::demo;
 
 /// `trace-hash` of `--seed 42`.
-const GOLDEN_SEED_42: u64 = 0xc971_db3f_6dd6_927f;
+const GOLDEN_SEED_42: u64 = 0x51b9_1ea7_c61b_bdea;
 
 #[test]
 fn seed_42_trace_hash_is_pinned() {
