@@ -6,7 +6,7 @@
 //! decides when to fire it. For each step the scheduler fires the player's
 //! timer (it sends its op or asks to close), lets the server take what the
 //! player queued, then delivers every message waiting for any client
-//! before the next step. Faults are the world's own (`ExpireSession`,
+//! before the next step. Faults are the world's own (`KillSession`,
 //! `DropConnection`) followed, where the script says so, by `Connect`.
 
 use zksim::{
