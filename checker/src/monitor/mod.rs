@@ -31,6 +31,8 @@ pub enum Property {
     QueueSafety,
     /// `election`: at most one leader at a time, and a leader emerges.
     Election,
+    /// `asked`: every `Acquired` answers an open `Requested` of that client.
+    AcquiredOnlyWhenAsked,
 }
 
 /// A property broken at some step, with the words that explain it.
@@ -51,6 +53,7 @@ pub trait Monitor: Clone + std::hash::Hash + Eq + std::fmt::Debug {
     fn finish(&mut self, world: &Sim) -> Result<(), Violation>;
 }
 
+pub mod asked;
 pub mod election;
 pub mod fenced;
 pub mod fifo;

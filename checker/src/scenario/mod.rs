@@ -232,11 +232,12 @@ pub fn property_name(p: Property) -> &'static str {
         Property::NoLeaks => "leaks",
         Property::QueueSafety => "queue",
         Property::Election => "election",
+        Property::AcquiredOnlyWhenAsked => "asked",
     }
 }
 
 /// Every property, in the order scenarios list them.
-pub const ALL_PROPERTIES: [Property; 8] = [
+pub const ALL_PROPERTIES: [Property; 9] = [
     Property::MutualExclusion,
     Property::FencedExclusion,
     Property::Fifo,
@@ -245,6 +246,7 @@ pub const ALL_PROPERTIES: [Property; 8] = [
     Property::NoLeaks,
     Property::QueueSafety,
     Property::Election,
+    Property::AcquiredOnlyWhenAsked,
 ];
 
 /// The property a scenario name stands for.

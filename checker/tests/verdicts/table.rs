@@ -71,6 +71,12 @@ pub const ROWS: &[Row] = &[
     holds("seed001-ouyang-lock", NoHerd, "ouyang-lock-faults.toml"),
     holds("seed001-ouyang-lock", NoLeaks, "ouyang-lock-faults.toml"),
     violated(
+        "seed001-ouyang-lock-keep",
+        Liveness,
+        "ouyang-lock-keep-faults.toml",
+        1000,
+    ),
+    violated(
         "seed001-ouyang-rwlock",
         MutualExclusion,
         "ouyang-rwlock-expiry.toml",
@@ -120,8 +126,20 @@ pub const ROWS: &[Row] = &[
     ),
     violated("seed002-writelock", Fifo, "writelock-faults.toml", 1000),
     holds("seed002-writelock", NoHerd, "writelock-faults.toml"),
+    violated(
+        "seed002-writelock",
+        AcquiredOnlyWhenAsked,
+        "writelock-asked.toml",
+        1000,
+    ),
     violated("seed002-queue", QueueSafety, "queue-drop.toml", 1000),
     holds("seed002-queue", QueueSafety, "queue-nofaults.toml"),
+    violated(
+        "seed002-queue-retry",
+        QueueSafety,
+        "queue-retry-drop.toml",
+        1000,
+    ),
     violated(
         "seed002-queue-poll",
         QueueSafety,
@@ -156,6 +174,7 @@ pub const ROWS: &[Row] = &[
         NoLeaks,
         "curator-mutex-faults.toml",
     ),
+    holds("seed002-curator-mutex", Liveness, "curator-mutex-lag.toml"),
     violated(
         "seed002-curator-leader",
         Election,
@@ -186,6 +205,7 @@ pub const ROWS: &[Row] = &[
         1000,
     ),
     violated("seed004-zklock", Liveness, "zklock-nofaults.toml", 1000),
+    violated("seed004-zklock", MutualExclusion, "zklock-drop.toml", 3000),
     holds("seed004-zklock", NoHerd, "zklock-faults.toml"),
 ];
 
