@@ -6,39 +6,37 @@
 
 use std::hash::{Hash, Hasher};
 
-use zkrecipes::{AnyRecipe, AppEvent};
+use zkrecipes::{AnyRecipe, AppEvent, RecipeSet};
 use zksim::{Event, Happening, World};
 
 use crate::monitor::set::MonitorSet;
 use crate::monitor::{Sim, Violation};
 use crate::scenario::Scenario;
 
-/// World + monitors: one value, `Clone + Hash + Eq`.
+/// World + monitors: one value, `Clone + Hash + Eq`, over clients of
+/// recipe type `C` (the registered recipes by default).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Model {
-    pub world: Sim,
+pub struct Model<C: RecipeSet = AnyRecipe> {
+    pub world: Sim<C>,
     pub monitors: MonitorSet,
 }
 
-impl Model {
-    /// The scenario's initial state: clients built from the registry,
-    /// connected and started.
+impl<C: RecipeSet> Model<C> {
+    /// The scenario's initial state: clients built as the scenario's
+    /// recipe, connected and started.
     ///
     /// The scenario must be valid ([`Scenario::validate`]); an unknown
     /// recipe builds no clients.
-    pub fn new(scenario: &Scenario) -> Self {
+    pub fn new(scenario: &Scenario<C>) -> Self {
         Self::with_start_log(scenario, &mut Vec::new())
     }
 
     /// [`Model::new`], also handing back what starting the clients did
     /// (traces print it before the first step).
-    pub fn with_start_log(scenario: &Scenario, start: &mut Vec<Happening<AppEvent>>) -> Self {
-        let clients: Vec<AnyRecipe> = match scenario.recipe_info() {
-            Some(info) => (0..scenario.clients)
-                .map(|i| (info.build)(&scenario.params(i)))
-                .collect(),
-            None => Vec::new(),
-        };
+    pub fn with_start_log(scenario: &Scenario<C>, start: &mut Vec<Happening<AppEvent>>) -> Self {
+        let clients: Vec<C> = (0..scenario.clients)
+            .map_while(|i| scenario.build_client(i))
+            .collect();
         // The monitors see what starting the clients did (their first
         // requests, any early events) like any other step.
         start.clear();

@@ -18,5 +18,5 @@ pub mod wakeups;
 pub mod workload;
 
 pub use event::AppEvent;
-pub use registry::{AnyRecipe, Family, Recipe, RecipeInfo, RecipeParams, RECIPES};
+pub use registry::{AnyRecipe, Family, Recipe, RecipeInfo, RecipeParams, RecipeSet, RECIPES};
 pub use workload::Workload;

@@ -11,7 +11,7 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use zkrecipes::AppEvent;
+use zkrecipes::{AppEvent, RecipeSet};
 use zksim::{Event, Happening};
 
 use super::{Exploration, Failure, Strategy};
@@ -76,8 +76,8 @@ fn schedule_to(arena: &[Node], mut node: u32) -> Schedule {
     Schedule { events }
 }
 
-impl Strategy for Exhaustive {
-    fn explore(&self, scenario: &Scenario, progress: &Progress) -> Exploration {
+impl<C: RecipeSet> Strategy<C> for Exhaustive {
+    fn explore(&self, scenario: &Scenario<C>, progress: &Progress) -> Exploration {
         let mut result = Exploration::default();
         let root = Model::new(scenario);
         // Fingerprint → shallowest depth seen (only membership is read; no
@@ -85,7 +85,7 @@ impl Strategy for Exhaustive {
         let mut visited: HashMap<u64, usize> = HashMap::new();
         visited.insert(root.fingerprint(), 0);
         let mut arena: Vec<Node> = Vec::new();
-        let mut frontier: VecDeque<(Model, u32, usize)> = VecDeque::new();
+        let mut frontier: VecDeque<(Model<C>, u32, usize)> = VecDeque::new();
         frontier.push_back((root, ROOT, 0));
         let mut enabled = Vec::new();
         let mut log: Vec<Happening<AppEvent>> = Vec::new();

@@ -16,6 +16,7 @@
 use std::collections::BTreeSet;
 
 use zkrecipes::Family;
+use zksim::Client;
 
 use super::asked::AskedMonitor;
 use super::election::ElectionMonitor;
@@ -60,7 +61,12 @@ impl Monitors {
         }
     }
 
-    fn observe(&mut self, world: &Sim, step: &StepLog, verdicts: &mut Vec<Violation>) {
+    fn observe<C: Client>(
+        &mut self,
+        world: &Sim<C>,
+        step: &StepLog,
+        verdicts: &mut Vec<Violation>,
+    ) {
         let results = [
             self.mutex.as_mut().map(|m| m.on_step(world, step)),
             self.fenced.as_mut().map(|m| m.on_step(world, step)),
@@ -193,19 +199,19 @@ impl MonitorSet {
 
     /// Observe what starting the world did (`World::new_with_log`'s log).
     /// A hard violation there is returned by the next `observe`/`finish`.
-    pub fn start(&mut self, world: &Sim, log: &StepLog) {
+    pub fn start<C: Client>(&mut self, world: &Sim<C>, log: &StepLog) {
         if let Err(v) = self.observe(world, log) {
             self.at_start.get_or_insert(v);
         }
     }
 
-    pub fn observe(&mut self, world: &Sim, step: &StepLog) -> Result<(), Violation> {
+    pub fn observe<C: Client>(&mut self, world: &Sim<C>, step: &StepLog) -> Result<(), Violation> {
         self.judged.observe(world, step, &mut self.scratch.0);
         self.measured.0.observe(world, step, &mut self.scratch.0);
         self.weigh()
     }
 
-    pub fn finish(&mut self, world: &Sim) -> Result<(), Violation> {
+    pub fn finish<C: Client>(&mut self, world: &Sim<C>) -> Result<(), Violation> {
         let end = End::of(world);
         self.finish_with(&end)
     }

@@ -116,6 +116,7 @@ pub type PollQueue = DistributedQueue<true>;
 pub type RetryingTakeQueue = DistributedQueue<false, true>;
 
 impl<const POLL: bool, const RETRY: bool> Recipe for DistributedQueue<POLL, RETRY> {
+    const FAMILY: crate::Family = crate::Family::Queue;
     fn new(p: &RecipeParams) -> Self {
         let producers = p.clients.div_ceil(2) as u32;
         let consumers = (p.clients / 2) as u32;

@@ -143,6 +143,11 @@ pub type OuYangMutexKeepSession = OuYangLock<false, true>;
 pub type OuYangRwLock = OuYangLock<true>;
 
 impl<const RW: bool, const KEEP: bool> Recipe for OuYangLock<RW, KEEP> {
+    const FAMILY: crate::Family = if RW {
+        crate::Family::RwLock
+    } else {
+        crate::Family::Lock
+    };
     fn new(p: &RecipeParams) -> Self {
         let side = match (RW, p.client % 2) {
             (false, _) => Side::Exclusive,
