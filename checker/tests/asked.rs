@@ -39,11 +39,12 @@ fn the_reference_locks_acquire_only_when_asked() {
 
 #[test]
 fn the_article_writelock_acquires_unasked_after_a_drop() {
-    let drops = FaultBudget {
-        connection_drops: 2,
-        ..FaultBudget::default()
-    };
-    let s = scenario("seed002-writelock", 2, drops);
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../scenarios/seeds/writelock-asked.toml"
+    );
+    let s = Scenario::from_file(std::path::Path::new(path)).unwrap();
+    assert_eq!(s.hard, vec![Property::AcquiredOnlyWhenAsked]);
     let found = (0..3000)
         .map(|seed| run_random(&s, seed))
         .find_map(|o| o.violation)
