@@ -35,6 +35,9 @@ pub enum Property {
     Election,
     /// `asked`: every `Acquired` answers an open `Requested` of that client.
     AcquiredOnlyWhenAsked,
+    /// `owner`: a client that believes it holds does so through a node of
+    /// its own current, live session.
+    Owner,
 }
 
 /// A property broken at some step, with the words that explain it.
@@ -67,6 +70,7 @@ pub mod herd;
 pub mod leaks;
 pub mod liveness;
 pub mod mutex;
+pub mod owner;
 pub mod queue;
 pub mod set;
 #[doc(hidden)]
