@@ -412,19 +412,6 @@ fn queue_retry_drop_queue_safety_violated() {
     assert_violated("queue-retry-drop.toml", QueueSafety);
 }
 
-/// `seed002-curator-mutex`: Liveness holds under drops and a lagging follower (CI_SCHEDULES schedules).
-#[test]
-fn curator_mutex_lag_liveness_holds() {
-    assert_holds("curator-mutex-lag.toml", Liveness, CI_SCHEDULES);
-}
-
-/// `seed002-curator-mutex`: Liveness holds under drops and a lagging follower (100000 schedules).
-#[test]
-#[ignore = "100000 schedules: run with --release -- --ignored"]
-fn curator_mutex_lag_liveness_holds_100000() {
-    assert_holds("curator-mutex-lag.toml", Liveness, FULL_SCHEDULES);
-}
-
 /// `seed004-zklock`: MutualExclusion is violated with connection drops only.
 #[test]
 fn zklock_drop_mutual_exclusion_violated() {

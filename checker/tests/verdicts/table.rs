@@ -180,7 +180,6 @@ pub const ROWS: &[Row] = &[
         NoLeaks,
         "curator-mutex-faults.toml",
     ),
-    holds("seed002-curator-mutex", Liveness, "curator-mutex-lag.toml"),
     violated(
         "seed002-curator-leader",
         Election,
