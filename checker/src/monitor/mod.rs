@@ -33,6 +33,8 @@ pub enum Property {
     QueueSafety,
     /// `election`: at most one leader at a time, and a leader emerges.
     Election,
+    /// `asked`: every `Acquired` answers an open `Requested` of that client.
+    AcquiredOnlyWhenAsked,
     /// `owner`: a client that believes it holds does so through a node of
     /// its own current, live session.
     Owner,
@@ -59,6 +61,7 @@ pub trait Monitor<C: Client<Event = AppEvent> = AnyRecipe>:
     fn finish(&mut self, world: &Sim<C>) -> Result<(), Violation>;
 }
 
+pub mod asked;
 pub mod election;
 pub mod fenced;
 pub mod fifo;

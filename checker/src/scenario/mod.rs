@@ -418,12 +418,13 @@ pub fn property_name(p: Property) -> &'static str {
         Property::NoLeaks => "leaks",
         Property::QueueSafety => "queue",
         Property::Election => "election",
+        Property::AcquiredOnlyWhenAsked => "asked",
         Property::Owner => "owner",
     }
 }
 
 /// Every property, in the order scenarios list them.
-pub const ALL_PROPERTIES: [Property; 9] = [
+pub const ALL_PROPERTIES: [Property; 10] = [
     Property::MutualExclusion,
     Property::FencedExclusion,
     Property::Fifo,
@@ -432,6 +433,7 @@ pub const ALL_PROPERTIES: [Property; 9] = [
     Property::NoLeaks,
     Property::QueueSafety,
     Property::Election,
+    Property::AcquiredOnlyWhenAsked,
     Property::Owner,
 ];
 
