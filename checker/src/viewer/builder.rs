@@ -264,7 +264,7 @@ impl Builder {
                 Fault::KillSession { client } => fault(
                     self.server_lane(0),
                     format!(
-                        "⚡ ensemble kills c{client}'s session {:#x}",
+                        "⚡ the ensemble kills c{client}'s session {:#x}",
                         model.world.session_of(*client)
                     ),
                 ),
