@@ -86,12 +86,12 @@ fn both_ways(file: &str, flawed: &str, correct: &str, properties: &[Property], s
 }
 
 #[test]
-fn a_release_that_forgets_its_node_is_caught_on_liveness() {
+fn a_release_that_forgets_its_node_is_caught_as_a_leak() {
     both_ways(
         "lock-sequential-forget-release.toml",
         "sequential-forget-release",
         "sequential",
-        &[Property::Liveness],
+        &[Property::NoLeaks, Property::Liveness],
         2000,
     );
 }
