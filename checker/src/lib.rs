@@ -1,7 +1,8 @@
 //! zkcheck: explore schedules of a recipe's clients on the simulated
 //! ensemble and judge them with property monitors.
 //!
-//! - [`scenario`]: what to run (recipe, clients, ensemble, faults, checks).
+//! - [`scenario`]: what to run (recipe, clients, ensemble, faults, checks);
+//!   [`aim`]: faults aimed at a client or a role.
 //! - [`model`]: the explored state, world + monitors.
 //! - [`run`]: one run driven by a [`run::Chooser`]; [`run::run_random`].
 //! - [`explore`]: strategies (random, PCT, BFS/DFS) behind one trait, and replay.
@@ -9,6 +10,7 @@
 //!   replayable counterexample.
 //! - [`cli`]: the `zkcheck` command.
 
+pub mod aim;
 pub mod cli;
 pub mod compare;
 pub mod explore;

@@ -9,6 +9,7 @@ use std::hash::{Hash, Hasher};
 use zkrecipes::{AnyRecipe, AppEvent, RecipeSet};
 use zksim::{Event, Happening, World};
 
+use crate::aim::{Aims, Roles};
 use crate::monitor::set::MonitorSet;
 use crate::monitor::{Sim, Violation};
 use crate::scenario::Scenario;
@@ -19,6 +20,11 @@ use crate::scenario::Scenario;
 pub struct Model<C: RecipeSet = AnyRecipe> {
     pub world: Sim<C>,
     pub monitors: MonitorSet,
+    /// Which client (or role) each fault kind may strike.
+    pub aims: Aims,
+    /// The roles clients play, kept only when some fault is aimed at a
+    /// role (otherwise it stays empty and adds nothing to the state).
+    pub roles: Roles,
 }
 
 impl<C: RecipeSet> Model<C> {
@@ -49,12 +55,35 @@ impl<C: RecipeSet> Model<C> {
             &scenario.report,
         );
         monitors.start(&world, start);
-        Model { world, monitors }
+        let aims = scenario.aims;
+        let mut roles = Roles::default();
+        if !aims.is_empty() {
+            roles = Roles::new(scenario.clients);
+            roles.observe(start);
+        }
+        Model {
+            world,
+            monitors,
+            aims,
+            roles,
+        }
     }
 
-    /// Append the enabled events, in the world's deterministic order.
+    /// Append the enabled events, in the world's deterministic order,
+    /// leaving out faults the scenario's aims do not allow now.
     pub fn enabled(&self, out: &mut Vec<Event>) {
+        let from = out.len();
         self.world.enabled(out);
+        if !self.aims.is_empty() {
+            let mut i = from;
+            while i < out.len() {
+                if self.aims.allows(&out[i], &self.roles, &self.world) {
+                    i += 1;
+                } else {
+                    out.remove(i);
+                }
+            }
+        }
     }
 
     /// Apply one enabled event and let the monitors judge it. `log` is
@@ -66,6 +95,9 @@ impl<C: RecipeSet> Model<C> {
     ) -> Result<(), Violation> {
         log.clear();
         self.world.step(event, log);
+        if !self.aims.is_empty() {
+            self.roles.observe(log);
+        }
         self.monitors.observe(&self.world, log)
     }
 
@@ -84,6 +116,7 @@ impl<C: RecipeSet> Model<C> {
         let mut h = Fnv64::default();
         self.world.fingerprint().hash(&mut h);
         self.monitors.hash(&mut h);
+        self.roles.hash(&mut h);
         h.finish()
     }
 }

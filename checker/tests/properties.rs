@@ -55,31 +55,36 @@ fn plans() -> impl Strategy<Value = Plan> {
         )
 }
 
-/// A two-round scenario of `recipe` under `plan`'s faults.
+/// A two-round scenario of `recipe` under `plan`'s faults, belief-level
+/// `mutex` hard with fenced exclusion, liveness and leaks.
 ///
-/// Belief-level `mutex` is hard only without expiries: the leader may expire
-/// a session whose client still believes, and no recipe can prevent that
-/// (fenced exclusion is what must hold then; see `docs/SCENARIOS.md`).
-/// Pauses stay shorter than the session timeout for the same reason.
+/// Every fault here is one a correct recipe survives with its beliefs
+/// intact (`docs/SCENARIOS.md`, "Which faults break belief exclusion"):
+/// expiry by silence (the client hears `Disconnected` at its read timeout,
+/// before the leader's expiry), partitions with `sync_limit` (5) below the
+/// session timeout (20), and pauses of 6 ticks — short enough that even a
+/// pause covering the moment a cut-off client's read timeout would fire
+/// ends before the leader expires it (6 ≤ T − ⌈2T/3⌉ + 1 = 7), and that a
+/// pause and a partition together stay below T (6 + 5 ≤ 20).
 fn scenario(recipe: &str, plan: &Plan) -> Scenario {
     let mut s = Scenario::lock(recipe, plan.clients);
     s.workload.rounds = 2;
-    s.ensemble.pause_ticks = s.ensemble.session_timeout / 2;
+    s.ensemble.pause_ticks = 6;
+    s.ensemble.sync_limit = 5;
     s.faults = FaultBudget {
         connection_drops: plan.drops,
         expiries: plan.expiries,
         pauses: plan.pauses,
         crashes: 0,
         partitions: plan.partitions,
+        kills: 0,
     };
     s.hard = vec![
+        Property::MutualExclusion,
         Property::FencedExclusion,
         Property::Liveness,
         Property::NoLeaks,
     ];
-    if plan.expiries == 0 {
-        s.hard.push(Property::MutualExclusion);
-    }
     s.report = vec![];
     s
 }

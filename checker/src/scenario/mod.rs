@@ -16,6 +16,7 @@ use zkrecipes::registry::{self, RecipeInfo};
 use zkrecipes::{AnyRecipe, Family, RecipeParams, RecipeSet, Workload};
 use zksim::{Config, FaultBudget, Tick};
 
+use crate::aim::{Aims, Target};
 use crate::monitor::Property;
 
 pub use groups::{ClientGroup, Member};
@@ -42,6 +43,13 @@ pub struct Scenario<C = AnyRecipe> {
     pub workload: Workload,
     pub ensemble: Ensemble,
     pub faults: FaultBudget,
+    /// Which client (or role) each fault kind may strike (`[faults.aim]`).
+    pub aims: Aims,
+    /// Clients whose connect string names one server: `(client, server)` (`[[pin]]`).
+    pub pins: Vec<(usize, usize)>,
+    /// Nodes that exist before the clients start, with their sequential
+    /// suffix counter: `(path, counter)` (`[[parent]]`, S6).
+    pub parents: Vec<(String, i32)>,
     /// Properties whose violation fails the run.
     pub hard: Vec<Property>,
     /// Properties only measured (figures), never failing a run.
@@ -59,6 +67,8 @@ pub struct Ensemble {
     pub servers: usize,
     pub session_timeout: Tick,
     pub pause_ticks: Tick,
+    /// Ticks after which a partitioned follower drops its clients (`syncLimit`).
+    pub sync_limit: Tick,
     pub max_time: Tick,
 }
 
@@ -69,6 +79,7 @@ impl Default for Ensemble {
             servers: c.servers,
             session_timeout: c.session_timeout,
             pause_ticks: c.pause_ticks,
+            sync_limit: c.sync_limit,
             max_time: c.max_time,
         }
     }
@@ -184,6 +195,9 @@ impl<C: RecipeSet> Scenario<C> {
             workload: Workload::default(),
             ensemble: Ensemble::default(),
             faults: FaultBudget::default(),
+            aims: Aims::default(),
+            pins: Vec::new(),
+            parents: Vec::new(),
             hard: vec![Property::MutualExclusion],
             report: vec![Property::Fifo, Property::NoHerd, Property::Liveness],
             explore: ExploreDefaults::default(),
@@ -234,6 +248,92 @@ impl<C: RecipeSet> Scenario<C> {
         if self.explore.max_steps == 0 {
             return Err("`explore.max_steps` must be at least 1".into());
         }
+        if self.ensemble.sync_limit == 0 {
+            return Err("`ensemble.sync_limit` must be at least 1 tick".into());
+        }
+        self.validate_aims()?;
+        for (i, &(client, server)) in self.pins.iter().enumerate() {
+            if client >= self.clients {
+                return Err(format!(
+                    "`pin` client {client} does not exist (clients are 0..{})",
+                    self.clients
+                ));
+            }
+            if server >= self.ensemble.servers {
+                return Err(format!(
+                    "`pin` server {server} does not exist (servers are 0..{})",
+                    self.ensemble.servers
+                ));
+            }
+            if self.pins[..i].iter().any(|&(c, _)| c == client) {
+                return Err(format!("`pin`: client {client} is pinned twice"));
+            }
+        }
+        for (path, _) in &self.parents {
+            let system = path == "/" || path == "/zookeeper" || path.starts_with("/zookeeper/");
+            if zksim::path::validate_path(path).is_err() || system {
+                return Err(format!(
+                    "`parent` path `{path}` must be a valid node path outside `/zookeeper`, not the root"
+                ));
+            }
+        }
+        if self.faults.partitions > 0 && self.ensemble.servers < 2 {
+            return Err(format!(
+                "`faults.partitions` = {} needs a follower to cut off, but `ensemble.servers` = {} \
+                 (server 0 is the leader)",
+                self.faults.partitions, self.ensemble.servers
+            ));
+        }
+        Ok(())
+    }
+
+    /// Aimed faults must aim at something that exists and have a budget.
+    fn validate_aims(&self) -> Result<(), String> {
+        let a = &self.aims;
+        let kinds = [
+            (
+                "connection_drops",
+                a.connection_drops,
+                self.faults.connection_drops,
+            ),
+            ("expiries", a.expiries, self.faults.expiries),
+            ("kills", a.kills, self.faults.kills),
+            ("pauses", a.pauses, self.faults.pauses),
+            ("crashes", a.crashes, self.faults.crashes),
+        ];
+        for (kind, aim, budget) in kinds {
+            let Some(target) = aim else { continue };
+            if budget == 0 {
+                return Err(format!(
+                    "`faults.aim.{kind}` aims a fault the budget has none of (`faults.{kind}` = 0)"
+                ));
+            }
+            if let Target::Index(c) = target {
+                if c >= self.clients {
+                    return Err(format!(
+                        "`faults.aim.{kind}` = {c}: no such client (clients are 0..{})",
+                        self.clients
+                    ));
+                }
+            }
+        }
+        if let Some(target) = a.partitions {
+            if self.faults.partitions == 0 {
+                return Err(
+                    "`faults.aim.partitions` aims a fault the budget has none of \
+                            (`faults.partitions` = 0)"
+                        .into(),
+                );
+            }
+            if let Target::Index(s) = target {
+                if s == 0 || s >= self.ensemble.servers {
+                    return Err(format!(
+                        "`faults.aim.partitions` = {s}: not a follower (followers are 1..{})",
+                        self.ensemble.servers
+                    ));
+                }
+            }
+        }
         Ok(())
     }
 
@@ -255,8 +355,11 @@ impl<C: RecipeSet> Scenario<C> {
             servers: self.ensemble.servers,
             session_timeout: self.ensemble.session_timeout,
             pause_ticks: self.ensemble.pause_ticks,
+            sync_limit: self.ensemble.sync_limit,
             max_time: self.ensemble.max_time,
             faults: self.faults,
+            pins: self.pins.clone(),
+            parents: self.parents.clone(),
         }
     }
 

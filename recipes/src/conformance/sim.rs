@@ -115,7 +115,7 @@ pub fn run(script: &Script, root: &str) -> Result<Observations, Unplayable> {
                 op: op.clone(),
             }),
             Action::Close => list.push(Act::Close),
-            Action::Expire => faults.expiries += 1,
+            Action::Expire => faults.kills += 1,
             Action::Disconnect => faults.connection_drops += 1,
             Action::Reconnect => {}
         }
@@ -138,7 +138,7 @@ pub fn run(script: &Script, root: &str) -> Result<Observations, Unplayable> {
         match step.action {
             Action::Op(_) | Action::Close => conductor.act(k)?,
             Action::Expire => {
-                conductor.try_step(&Event::Fault(Fault::ExpireSession { client: k }), || {
+                conductor.try_step(&Event::Fault(Fault::KillSession { client: k }), || {
                     fail("expire")
                 })?;
                 conductor.drain();
