@@ -56,10 +56,18 @@ pub fn check(args: &CheckArgs) -> ExitCode {
             println!("ok: no hard check failed");
             ExitCode::SUCCESS
         }
-        Some(failure) => {
-            print_failure(&scenario, failure);
-            ExitCode::from(1)
-        }
+        Some(failure) => match (print_failure(&scenario, failure), &args.report) {
+            (Some(token), Some(dir)) => match crate::viewer::write_counterexample(dir, &token) {
+                Ok(paths) => {
+                    for p in paths {
+                        println!("wrote {}", p.display());
+                    }
+                    ExitCode::from(1)
+                }
+                Err(e) => bad_input(e),
+            },
+            _ => ExitCode::from(1),
+        },
     }
 }
 
@@ -128,7 +136,8 @@ fn print_figures(f: &Figures) {
     }
 }
 
-fn print_failure(scenario: &Scenario, failure: &Failure) {
+/// Print the shrunk counterexample; returns its replay token.
+fn print_failure(scenario: &Scenario, failure: &Failure) -> Option<Token> {
     let shrunk = shrink(scenario, &failure.schedule, &failure.violation);
     let found = match failure.seed {
         Some(seed) => format!("seed {seed}"),
@@ -145,7 +154,7 @@ fn print_failure(scenario: &Scenario, failure: &Failure) {
     println!("{}", shrunk.violation.explanation);
     let Some(indices) = shrunk.schedule.to_indices(scenario) else {
         println!("(internal error: the shrunk schedule does not replay)");
-        return;
+        return None;
     };
     match replay(scenario, &indices) {
         Ok(r) => {
@@ -155,6 +164,8 @@ fn print_failure(scenario: &Scenario, failure: &Failure) {
         }
         Err(e) => println!("(internal error: {e})"),
     }
+    let token = Token::new(scenario.clone(), indices);
     println!();
-    println!("replay: {}", Token::new(scenario.clone(), indices).encode());
+    println!("replay: {}", token.encode());
+    Some(token)
 }
