@@ -255,9 +255,16 @@ impl Builder {
             Event::Fault(f) => items.push(match f {
                 Fault::DropConnection { client } => fault(*client, "⚡ connection drops".into()),
                 Fault::ExpireSession { client } => fault(
+                    *client,
+                    format!(
+                        "⚡ cut off until the leader expires its session {:#x}",
+                        model.world.session_of(*client)
+                    ),
+                ),
+                Fault::KillSession { client } => fault(
                     self.server_lane(0),
                     format!(
-                        "⚡ leader expires c{client}'s session {:#x}",
+                        "⚡ ensemble kills c{client}'s session {:#x}",
                         model.world.session_of(*client)
                     ),
                 ),
