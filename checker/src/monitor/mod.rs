@@ -33,6 +33,9 @@ pub enum Property {
     QueueSafety,
     /// `election`: at most one leader at a time, and a leader emerges.
     Election,
+    /// `owner`: a client that believes it holds does so through a node of
+    /// its own current, live session.
+    Owner,
 }
 
 /// A property broken at some step, with the words that explain it.
@@ -64,6 +67,7 @@ pub mod herd;
 pub mod leaks;
 pub mod liveness;
 pub mod mutex;
+pub mod owner;
 pub mod queue;
 pub mod set;
 #[doc(hidden)]
