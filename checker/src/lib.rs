@@ -9,9 +9,12 @@
 //!   replayable counterexample.
 //! - [`cli`]: the `zkcheck` command.
 
+pub mod check;
 pub mod cli;
 pub mod compare;
+pub mod counterexample;
 pub mod explore;
+pub mod invariant;
 pub mod model;
 pub mod monitor;
 pub mod progress;

@@ -5,11 +5,14 @@
 //! wasted wakeup) are not merged by visited-state dedup.
 
 use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 
 use zkrecipes::{AnyRecipe, AppEvent, RecipeSet};
 use zksim::{Event, Happening, World};
 
+use crate::invariant::Invariant;
 use crate::monitor::set::MonitorSet;
+use crate::monitor::view::Measured;
 use crate::monitor::{Sim, Violation};
 use crate::scenario::Scenario;
 
@@ -19,6 +22,8 @@ use crate::scenario::Scenario;
 pub struct Model<C: RecipeSet = AnyRecipe> {
     pub world: Sim<C>,
     pub monitors: MonitorSet,
+    /// The scenario's invariants: stateless, so not part of the identity.
+    invariants: Measured<Arc<[Invariant<C>]>>,
 }
 
 impl<C: RecipeSet> Model<C> {
@@ -49,7 +54,11 @@ impl<C: RecipeSet> Model<C> {
             &scenario.report,
         );
         monitors.start(&world, start);
-        Model { world, monitors }
+        Model {
+            world,
+            monitors,
+            invariants: Measured(scenario.always.iter().copied().collect()),
+        }
     }
 
     /// Append the enabled events, in the world's deterministic order.
@@ -66,12 +75,21 @@ impl<C: RecipeSet> Model<C> {
     ) -> Result<(), Violation> {
         log.clear();
         self.world.step(event, log);
-        self.monitors.observe(&self.world, log)
+        self.monitors.observe(&self.world, log)?;
+        self.judge_invariants()
     }
 
     /// The run is over: judge end-of-run properties.
     pub fn finish(&mut self) -> Result<(), Violation> {
-        self.monitors.finish(&self.world)
+        self.monitors.finish(&self.world)?;
+        self.judge_invariants()
+    }
+
+    fn judge_invariants(&self) -> Result<(), Violation> {
+        self.invariants
+            .0
+            .iter()
+            .try_for_each(|i| i.judge(&self.world))
     }
 
     /// Whether nothing more will happen by itself (the run may stop here).

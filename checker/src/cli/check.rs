@@ -4,12 +4,11 @@
 use std::process::ExitCode;
 use std::time::Instant;
 
-use crate::explore::{self, replay::replay, Exploration, Failure, Options};
+use crate::counterexample::Counterexample;
+use crate::explore::{self, Exploration, Failure, Options};
 use crate::monitor::Figures;
 use crate::progress::Progress;
 use crate::scenario::{property_name, Scenario, StrategyKind};
-use crate::shrink::shrink;
-use crate::token::Token;
 
 use super::{bad_input, CheckArgs};
 
@@ -129,32 +128,6 @@ fn print_figures(f: &Figures) {
 }
 
 fn print_failure(scenario: &Scenario, failure: &Failure) {
-    let shrunk = shrink(scenario, &failure.schedule, &failure.violation);
-    let found = match failure.seed {
-        Some(seed) => format!("seed {seed}"),
-        None => "exhaustive search".to_string(),
-    };
     println!();
-    println!(
-        "VIOLATION of {} (found by {found} after {} steps; shrunk to {} steps in {} replays)",
-        property_name(shrunk.violation.property),
-        failure.schedule.len(),
-        shrunk.schedule.len(),
-        shrunk.attempts
-    );
-    println!("{}", shrunk.violation.explanation);
-    let Some(indices) = shrunk.schedule.to_indices(scenario) else {
-        println!("(internal error: the shrunk schedule does not replay)");
-        return;
-    };
-    match replay(scenario, &indices) {
-        Ok(r) => {
-            println!();
-            println!("trace:");
-            print!("{}", r.trace.text);
-        }
-        Err(e) => println!("(internal error: {e})"),
-    }
-    println!();
-    println!("replay: {}", Token::new(scenario.clone(), indices).encode());
+    println!("{}", Counterexample::of(scenario, failure));
 }

@@ -33,6 +33,9 @@ pub enum Property {
     QueueSafety,
     /// `election`: at most one leader at a time, and a leader emerges.
     Election,
+    /// A user-defined invariant over the world, by its name
+    /// ([`crate::invariant::Invariant`]); never named in scenario files.
+    Always(&'static str),
 }
 
 /// A property broken at some step, with the words that explain it.

@@ -8,13 +8,12 @@
 
 mod parse;
 
-use std::marker::PhantomData;
-
 use serde::{Deserialize, Serialize};
 use zkrecipes::registry::{self, RecipeInfo};
 use zkrecipes::{AnyRecipe, Family, RecipeParams, RecipeSet, Workload};
 use zksim::{Config, FaultBudget, Tick};
 
+use crate::invariant::Invariant;
 use crate::monitor::Property;
 
 pub use parse::ScenarioError;
@@ -24,7 +23,7 @@ pub use parse::ScenarioError;
 /// the user's. Fields are public so that code can build variations
 /// (`compare` sweeps `clients`); [`Scenario::validate`] checks a hand-built one.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Scenario<C = AnyRecipe> {
+pub struct Scenario<C: zksim::Client = AnyRecipe> {
     pub name: String,
     /// The recipe's name: a registered one (`zkcheck list`) for
     /// [`AnyRecipe`], else [`zkrecipes::Recipe::name`] of `C`.
@@ -40,9 +39,9 @@ pub struct Scenario<C = AnyRecipe> {
     /// Properties only measured (figures), never failing a run.
     pub report: Vec<Property>,
     pub explore: ExploreDefaults,
-    /// The recipe type clients are built as (a scenario is a typed value:
-    /// its runs' worlds are `World<C>`).
-    recipes: PhantomData<fn() -> C>,
+    /// Invariants of the user's over the world, judged (hard) after every
+    /// step. Code, not data: a scenario file or token never carries them.
+    pub always: Vec<Invariant<C>>,
 }
 
 /// The ensemble's shape and clock (`[ensemble]`).
@@ -179,7 +178,7 @@ impl<C: RecipeSet> Scenario<C> {
             hard: vec![Property::MutualExclusion],
             report: vec![Property::Fifo, Property::NoHerd, Property::Liveness],
             explore: ExploreDefaults::default(),
-            recipes: PhantomData,
+            always: Vec::new(),
         }
     }
 
@@ -267,6 +266,7 @@ pub fn property_name(p: Property) -> &'static str {
         Property::NoLeaks => "leaks",
         Property::QueueSafety => "queue",
         Property::Election => "election",
+        Property::Always(name) => name,
     }
 }
 

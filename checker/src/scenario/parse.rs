@@ -175,7 +175,7 @@ pub(super) fn from_str<C: RecipeSet>(
         hard,
         report,
         explore: doc.explore,
-        recipes: std::marker::PhantomData,
+        always: Vec::new(),
     };
     // Point at the field when we know which one is wrong.
     scenario.validate().map_err(|message| {
@@ -191,7 +191,7 @@ pub(super) fn from_str<C: RecipeSet>(
     Ok(scenario)
 }
 
-pub(super) fn to_canonical<C>(s: &Scenario<C>) -> String {
+pub(super) fn to_canonical<C: zksim::Client>(s: &Scenario<C>) -> String {
     let spanned = |v: &str| Spanned::new(0..0, v.to_string());
     let doc = Doc {
         name: s.name.clone(),
