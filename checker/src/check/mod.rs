@@ -19,7 +19,7 @@
 //! A failing assertion panics with the property, its explanation, the
 //! shrunk trace and a `replay:` token; [`Check::replay`] turns that token
 //! into a regression test. Environment variables override what the code
-//! asks for, like loom's and proptest's (see [`env`]).
+//! asks for, like loom's and proptest's (see [`mod@env`]).
 
 pub mod env;
 #[cfg(feature = "proptest")]
@@ -194,7 +194,7 @@ impl<C: RecipeSet> Check<C> {
         &self.scenario
     }
 
-    /// The exploration options as built so far (before [`env`] overrides).
+    /// The exploration options as built so far (before [`mod@env`] overrides).
     pub fn options(&self) -> &Options {
         &self.options
     }
