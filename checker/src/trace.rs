@@ -154,6 +154,7 @@ fn describe_op(op: &Op) -> String {
             format!("getChildren {path}{}", if *watch { " +watch" } else { "" })
         }
         Op::Sync { path } => format!("sync {path}"),
+        Op::Check { path, version } => format!("check {path} version={version}"),
         Op::Multi(ops) => format!(
             "multi [{}]",
             ops.iter().map(describe_op).collect::<Vec<_>>().join("; ")
@@ -175,6 +176,7 @@ fn describe_reply(reply: &Reply) -> String {
             Response::SetData(stat) => format!("set version={}", stat.version),
             Response::Children { names, .. } => format!("children [{}]", names.join(", ")),
             Response::Synced => "synced".into(),
+            Response::Checked => "checked".into(),
             Response::Multi(results) => format!(
                 "multi [{}]",
                 results
