@@ -23,7 +23,7 @@ pub fn check(args: &CheckArgs) -> ExitCode {
     let mut options = Options::from_scenario(&scenario);
     options.jobs = args.jobs;
     if let Some(s) = args.strategy {
-        options.strategy = s;
+        options.strategy = s.into();
     }
     if let Some(n) = args.schedules {
         options.schedules = n;

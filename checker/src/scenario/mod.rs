@@ -67,7 +67,7 @@ impl Default for Ensemble {
 }
 
 /// Which exploration strategy to use.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum StrategyKind {
     /// Seeded random schedules with swarm-chosen fault kinds.
@@ -190,28 +190,24 @@ impl<C: RecipeSet> Scenario<C> {
 
     /// Checks that a hand-built scenario makes sense (known recipe, at
     /// least one client and one server, an absolute root).
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), Invalid> {
         if C::family_of(&self.recipe).is_none() {
-            return Err(format!(
-                "unknown recipe `{}`; known recipes: {}",
-                self.recipe,
-                C::names().join(", ")
-            ));
+            return Err(Invalid::UnknownRecipe {
+                name: self.recipe.clone(),
+                known: C::names(),
+            });
         }
         if self.clients == 0 {
-            return Err("`clients` must be at least 1".into());
+            return Err(Invalid::NoClients);
         }
         if self.ensemble.servers == 0 {
-            return Err("`ensemble.servers` must be at least 1".into());
+            return Err(Invalid::NoServers);
         }
         if !self.root.starts_with('/') || self.root.len() < 2 || self.root.ends_with('/') {
-            return Err(format!(
-                "`root` must be an absolute node path like `/lock`, not `{}`",
-                self.root
-            ));
+            return Err(Invalid::BadRoot(self.root.clone()));
         }
         if self.explore.max_steps == 0 {
-            return Err("`explore.max_steps` must be at least 1".into());
+            return Err(Invalid::NoSteps);
         }
         Ok(())
     }
@@ -249,6 +245,42 @@ impl<C: RecipeSet> Scenario<C> {
         }
     }
 }
+
+/// What is wrong with a hand-built scenario ([`Scenario::validate`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Invalid {
+    /// The recipe set has no recipe of that name.
+    UnknownRecipe {
+        name: String,
+        known: Vec<&'static str>,
+    },
+    NoClients,
+    NoServers,
+    /// `root` is not an absolute node path.
+    BadRoot(String),
+    NoSteps,
+}
+
+impl std::fmt::Display for Invalid {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Invalid::UnknownRecipe { name, known } => write!(
+                f,
+                "unknown recipe `{name}`; known recipes: {}",
+                known.join(", ")
+            ),
+            Invalid::NoClients => write!(f, "`clients` must be at least 1"),
+            Invalid::NoServers => write!(f, "`ensemble.servers` must be at least 1"),
+            Invalid::BadRoot(root) => write!(
+                f,
+                "`root` must be an absolute node path like `/lock`, not `{root}`"
+            ),
+            Invalid::NoSteps => write!(f, "`explore.max_steps` must be at least 1"),
+        }
+    }
+}
+
+impl std::error::Error for Invalid {}
 
 /// Every registered recipe name, comma-separated (for error messages).
 pub fn known_recipes() -> String {

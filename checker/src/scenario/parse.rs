@@ -10,7 +10,9 @@ use toml::Spanned;
 use zkrecipes::{RecipeSet, Workload};
 use zksim::{FaultBudget, Tick};
 
-use super::{property_by_name, property_name, Ensemble, ExploreDefaults, Scenario, ALL_PROPERTIES};
+use super::{
+    property_by_name, property_name, Ensemble, ExploreDefaults, Invalid, Scenario, ALL_PROPERTIES,
+};
 
 /// Why a scenario could not be loaded.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -178,15 +180,13 @@ pub(super) fn from_str<C: RecipeSet>(
         always: Vec::new(),
     };
     // Point at the field when we know which one is wrong.
-    scenario.validate().map_err(|message| {
-        let span = if message.contains("`clients`") {
-            Some(doc.clients.span())
-        } else if message.contains("`root`") {
-            Some(doc.root.span())
-        } else {
-            None
+    scenario.validate().map_err(|invalid| {
+        let span = match invalid {
+            Invalid::NoClients => Some(doc.clients.span()),
+            Invalid::BadRoot(_) => Some(doc.root.span()),
+            _ => None,
         };
-        at(span, message)
+        at(span, invalid.to_string())
     })?;
     Ok(scenario)
 }
