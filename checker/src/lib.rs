@@ -25,3 +25,4 @@ pub mod schedule;
 pub mod shrink;
 pub mod token;
 pub mod trace;
+pub mod viewer;

@@ -9,8 +9,13 @@ use plotters::prelude::*;
 
 use crate::compare::{CompareConfig, Row};
 
-/// Write `compare.md`, `wakeups-per-release.svg` and `latency.svg` into
-/// `dir` (created if missing). Returns the paths written.
+/// The client count of the side-by-side herd picture.
+pub const HERD_CLIENTS: usize = 8;
+
+/// Write `compare.md`, `wakeups-per-release.svg`, `latency.svg` and the
+/// herd picture (`herd-n8.svg`, `herd-n8.html`: one schedule of each recipe
+/// at 8 clients, side by side) into `dir` (created if missing). Returns the
+/// paths written.
 pub fn write_compare(
     dir: &Path,
     config: &CompareConfig,
@@ -37,10 +42,19 @@ pub fn write_compare(
         |r| r.figures.p99_latency() as f64,
         |r| r.figures.mean_latency(),
     )?;
+    // One schedule of each recipe drawn side by side, beside the charts.
+    let herd = crate::viewer::herd::write_herd(
+        dir,
+        HERD_CLIENTS,
+        config.first_seed,
+        &["wakeups-per-release.svg", "latency.svg"],
+    )?;
     let md = dir.join("compare.md");
     std::fs::write(&md, markdown(config, rows))
         .map_err(|e| format!("cannot write {}: {e}", md.display()))?;
-    Ok(vec![md, wakeups, latency])
+    let mut written = vec![md, wakeups, latency];
+    written.extend(herd);
+    Ok(written)
 }
 
 /// The Markdown page.
@@ -81,6 +95,12 @@ pub fn markdown(config: &CompareConfig, rows: &[Row]) -> String {
          maximum reaches N−1 when every other client is already watching at a release; at large \
          N a random schedule sometimes releases before the last waiters have set their watch, \
          which is why it can fall a little short of N−1 there.\n\n\
+         ## One schedule of each, 8 clients\n\n\
+         Every release (the leader committing the lock node's delete, labelled with how many \
+         waiters it woke), every wakeup it caused (a watch notification, numbered) and every \
+         acquisition, in one seeded schedule of each recipe; everything else is left out. \
+         [herd-n8.html](herd-n8.html) has the same pictures beside the charts.\n\n\
+         ![naive vs sequential, one schedule each at 8 clients](herd-n8.svg)\n\n\
          Notes: the naive lock has no line to keep (a client is `Enqueued` only when its create \
          wins), so FIFO is vacuous for it and its FIFO column is 0 by definition. Wasted wakeups \
          are wakeups not followed by the woken client acquiring before any further wakeup. \
@@ -190,10 +210,21 @@ mod tests {
             .collect();
         let dir = std::env::temp_dir().join(format!("zkcheck-report-{}", std::process::id()));
         let written = write_compare(&dir, &config, &rows).unwrap();
-        assert_eq!(written.len(), 3);
+        assert_eq!(written.len(), 5);
         let md = std::fs::read_to_string(dir.join("compare.md")).unwrap();
         assert!(md.contains("| naive | 4 | 1 | 4 |"), "{md}");
         assert!(md.contains("--clients 2,4 --faults none --seeds 1"), "{md}");
+        let herd = std::fs::read_to_string(dir.join("herd-n8.svg")).unwrap();
+        assert!(
+            herd.contains("naive, 8 clients") && herd.contains("woke"),
+            "herd picture"
+        );
+        let page = std::fs::read_to_string(dir.join("herd-n8.html")).unwrap();
+        assert!(
+            page.contains("<polyline"),
+            "the herd page carries the charts"
+        );
+        assert!(md.contains("![naive vs sequential"), "{md}");
         for chart in ["wakeups-per-release.svg", "latency.svg"] {
             let svg = std::fs::read_to_string(dir.join(chart)).unwrap();
             assert!(svg.starts_with("<svg"), "{chart}");

@@ -5,10 +5,12 @@
 //! [`registry`] lists them all by name.
 
 pub mod conformance;
+pub mod election;
 pub mod event;
 pub mod figures;
 pub mod idle;
 pub mod lock;
+pub mod queue;
 #[cfg(feature = "real-zk")]
 pub mod real;
 pub mod registry;

@@ -19,6 +19,8 @@ const LOCKS: &[&str] = &[
     "sequential-blind-retry",
     "sequential-string-sort",
     "naive-no-rewatch",
+    "sequential-adopt-any",
+    "sequential-forget-release",
 ];
 
 #[test]

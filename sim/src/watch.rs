@@ -187,6 +187,17 @@ impl WatchManager {
         self.child.get(path).into_iter().flatten().copied()
     }
 
+    /// Every data watch as (path, session), in path then session order
+    /// (for tools that show a server's state, like the checker's viewer).
+    pub fn data_watches(&self) -> impl Iterator<Item = (&str, SessionId)> + '_ {
+        entries(&self.data)
+    }
+
+    /// Every child watch as (path, session), in path then session order.
+    pub fn child_watches(&self) -> impl Iterator<Item = (&str, SessionId)> + '_ {
+        entries(&self.child)
+    }
+
     /// Number of (session, path) watches in both tables (`getWatchCount`).
     pub fn len(&self) -> usize {
         self.data
@@ -210,6 +221,12 @@ fn add(table: &mut Table, session: SessionId, path: &str) {
             table.insert(path.to_string(), BTreeSet::from([session]));
         }
     }
+}
+
+fn entries(table: &Table) -> impl Iterator<Item = (&str, SessionId)> + '_ {
+    table
+        .iter()
+        .flat_map(|(path, sessions)| sessions.iter().map(move |&s| (path.as_str(), s)))
 }
 
 fn holds(table: &Table, session: SessionId, path: &str) -> bool {

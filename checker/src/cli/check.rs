@@ -9,6 +9,7 @@ use crate::explore::{self, Exploration, Failure, Options};
 use crate::monitor::Figures;
 use crate::progress::Progress;
 use crate::scenario::{property_name, Scenario, StrategyKind};
+use crate::token::Token;
 
 use super::{bad_input, CheckArgs};
 
@@ -55,10 +56,18 @@ pub fn check(args: &CheckArgs) -> ExitCode {
             println!("ok: no hard check failed");
             ExitCode::SUCCESS
         }
-        Some(failure) => {
-            print_failure(&scenario, failure);
-            ExitCode::from(1)
-        }
+        Some(failure) => match (print_failure(&scenario, failure), &args.report) {
+            (Some(token), Some(dir)) => match crate::viewer::write_counterexample(dir, &token) {
+                Ok(paths) => {
+                    for p in paths {
+                        println!("wrote {}", p.display());
+                    }
+                    ExitCode::from(1)
+                }
+                Err(e) => bad_input(e),
+            },
+            _ => ExitCode::from(1),
+        },
     }
 }
 
@@ -127,7 +136,10 @@ fn print_figures(f: &Figures) {
     }
 }
 
-fn print_failure(scenario: &Scenario, failure: &Failure) {
+/// Print the shrunk counterexample; returns its replay token.
+fn print_failure(scenario: &Scenario, failure: &Failure) -> Option<Token> {
+    let counterexample = Counterexample::of(scenario, failure);
     println!();
-    println!("{}", Counterexample::of(scenario, failure));
+    println!("{counterexample}");
+    Token::decode(counterexample.token.as_deref()?).ok()
 }

@@ -58,6 +58,10 @@ pub struct CheckArgs {
     /// [default: `explore.pct_depth` / `explore.depth`].
     #[arg(long)]
     pub depth: Option<usize>,
+    /// On a violation, also write the counterexample into this directory:
+    /// a self-contained HTML viewer, an SVG sequence diagram and a Markdown page.
+    #[arg(long, value_name = "DIR")]
+    pub report: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -67,6 +71,10 @@ pub struct ReplayArgs {
     /// Print the run's trace, one line per thing that happened.
     #[arg(long)]
     pub trace: bool,
+    /// Also write the run as a self-contained HTML viewer (sequence diagram
+    /// and the world after each step) to this file.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]

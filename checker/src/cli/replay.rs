@@ -22,6 +22,12 @@ pub fn replay(args: &ReplayArgs) -> ExitCode {
             ))
         }
     };
+    if let Some(path) = &args.html {
+        match crate::viewer::write_html(path, &token) {
+            Ok(()) => eprintln!("wrote {}", path.display()),
+            Err(e) => return bad_input(e),
+        }
+    }
     let run = &replayed.run;
     println!(
         "scenario {}: recipe {}, {} clients; {} steps replayed",

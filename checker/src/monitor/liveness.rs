@@ -1,19 +1,24 @@
-//! `liveness`: every client that asked for the lock gets it and finishes.
+//! `liveness`: every client that asked (for a lock, for leadership) gets it
+//! and finishes.
 //!
 //! Judged at the end of the run, and only when the end says something:
 //! * **Cut off.** If some event other than `Tick` or a fault is still
 //!   enabled, the step bound stopped a run that could go on: not judged.
-//!   If a client still holds the lock (time ran out mid-hold) or none waits,
-//!   the bounds were too tight: not judged either. Both count as cut-off runs.
-//! * **Stuck.** Nothing but time or a fault could happen, no client holds
-//!   the lock, and a client is waiting (`Requested`, neither `Acquired` nor
-//!   `GaveUp` since): it waits for a watch that nothing will fire.
+//!   If a client still holds (time ran out mid-hold) or none waits, the
+//!   bounds were too tight: not judged either. Both count as cut-off runs.
+//! * **Stuck.** Nothing but time or a fault could happen, nobody holds, and
+//!   a client is waiting (`Requested`, neither `Acquired`/`Elected` nor
+//!   `GaveUp` since), or gave up and never asked again, or is not done while
+//!   its session has ended and it never opened a new one: it waits for
+//!   something nothing will bring.
 //! * **Finished badly.** The world is quiescent but a client is done while
-//!   still waiting or holding.
+//!   still waiting or holding, or after giving up for good (its last word
+//!   on what it asked for was `GaveUp`).
 //!
-//! Clients that lost their session (it ended and the client is not done,
-//! e.g. crashed) are not judged: they cannot finish. A stuck run is explained
-//! by its wait-for graph ([`super::waitfor`]).
+//! Only crashed clients are excused: a crashed process cannot finish. A
+//! client whose session ended while it waited is judged like any other: a
+//! correct recipe opens a new session and asks again. A stuck run is
+//! explained by its wait-for graph ([`super::waitfor`]).
 
 use std::collections::BTreeMap;
 
@@ -28,6 +33,8 @@ use super::{Monitor, Property, Sim, StepLog, Violation};
 enum Phase {
     Waiting,
     Holding,
+    /// `GaveUp` and has not asked again (yet).
+    GaveUp,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -69,11 +76,17 @@ impl LivenessMonitor {
                     AppEvent::Requested { .. } => {
                         self.phase.insert(*client, Phase::Waiting);
                     }
-                    AppEvent::Acquired { .. } => {
+                    AppEvent::Acquired { .. } | AppEvent::Elected => {
                         self.phase.insert(*client, Phase::Holding);
                     }
-                    AppEvent::Released | AppEvent::LostLock | AppEvent::GaveUp => {
+                    AppEvent::Released
+                    | AppEvent::LostLock
+                    | AppEvent::Abdicated
+                    | AppEvent::Taken { .. } => {
                         self.phase.remove(client);
+                    }
+                    AppEvent::GaveUp => {
+                        self.phase.insert(*client, Phase::GaveUp);
                     }
                     _ => {}
                 },
@@ -93,25 +106,34 @@ impl LivenessMonitor {
     }
 
     fn judge(&self, end: &End) -> Result<Judged, Violation> {
-        let lost = |c: ClientId| {
-            end.is_crashed(c) || (!end.done[c] && self.ended.contains(&end.sessions[c]))
-        };
+        let clients = end.done.len();
         let in_phase = |p: Phase| -> Vec<ClientId> {
             self.phase
                 .iter()
-                .filter(|(&c, &ph)| ph == p && c < end.done.len() && !lost(c))
+                .filter(|(&c, &ph)| ph == p && c < clients && !end.is_crashed(c))
                 .map(|(&c, _)| c)
                 .collect()
         };
-        let (waiting, holding) = (in_phase(Phase::Waiting), in_phase(Phase::Holding));
-        let unfinished = (0..end.done.len()).any(|c| !end.done[c] && !lost(c));
+        let (waiting, holding, gave_up) = (
+            in_phase(Phase::Waiting),
+            in_phase(Phase::Holding),
+            in_phase(Phase::GaveUp),
+        );
+        // Not done, not crashed, and its session is over with no new one.
+        let orphaned: Vec<ClientId> = (0..clients)
+            .filter(|&c| {
+                !end.done[c] && !end.is_crashed(c) && self.ended.contains(&end.sessions[c])
+            })
+            .collect();
         if end.quiescent {
-            let odd: Vec<ClientId> = waiting.iter().chain(&holding).copied().collect();
-            if let Some(&c) = odd.first() {
+            let odd = waiting.iter().chain(&holding).chain(&gave_up).copied();
+            if let Some(c) = odd.min() {
                 let doing = if waiting.contains(&c) {
-                    "still waiting for the lock it asked for"
+                    "still waiting for what it asked for"
+                } else if holding.contains(&c) {
+                    "still holding"
                 } else {
-                    "still holding the lock"
+                    "having given up for good: it never got what it asked for"
                 };
                 return Err(Violation {
                     property: Property::Liveness,
@@ -123,21 +145,43 @@ impl LivenessMonitor {
             }
             return Ok(Judged::Fine);
         }
+        let unfinished = (0..clients).any(|c| !end.done[c] && !end.is_crashed(c));
         if !unfinished {
             return Ok(Judged::Fine);
         }
-        if end.progress_possible || !holding.is_empty() || waiting.is_empty() {
+        let mut stuck: Vec<ClientId> = waiting
+            .iter()
+            .chain(&gave_up)
+            .chain(&orphaned)
+            .copied()
+            .collect();
+        stuck.sort_unstable();
+        stuck.dedup();
+        if end.progress_possible || !holding.is_empty() || stuck.is_empty() {
             return Ok(Judged::CutOff);
         }
-        let names: Vec<String> = waiting.iter().map(|&c| who(c)).collect();
+        let names: Vec<String> = stuck
+            .iter()
+            .map(|&c| {
+                let why = if orphaned.contains(&c) {
+                    " (its session ended and it never opened a new one)"
+                } else if gave_up.contains(&c) {
+                    " (it gave up and never asked again)"
+                } else {
+                    ""
+                };
+                format!("{}{why}", who(c))
+            })
+            .collect();
         Err(Violation {
             property: Property::Liveness,
             explanation: format!(
-                "stuck: nobody holds the lock and nothing but time can happen, yet {} still \
-                 wait{} for it\n{}",
+                "stuck: nobody holds and nothing but time can happen, yet {} still \
+                 wait{} for what {} asked for\n{}",
                 names.join(", "),
-                if waiting.len() == 1 { "s" } else { "" },
-                waitfor::explain(&waiting, &self.watches, end, &self.sessions),
+                if stuck.len() == 1 { "s" } else { "" },
+                if stuck.len() == 1 { "it" } else { "they" },
+                waitfor::explain(&stuck, &self.watches, end, &self.sessions),
             ),
         })
     }
@@ -167,6 +211,7 @@ mod tests {
             sessions: (0..done.len()).map(|c| 1000 + c as SessionId).collect(),
             nodes: nodes.iter().map(|(p, s)| (p.to_string(), *s)).collect(),
             crashed: Vec::new(),
+            paused: false,
         }
     }
 
@@ -245,7 +290,9 @@ mod tests {
             ended(1000, true),
         ];
         m.on_step(&FakeView::new(2), &log);
-        let err = m.on_finish(&end(&[false, false], &[])).unwrap_err();
+        let mut e = end(&[false, false], &[]);
+        e.crashed = vec![true, false];
+        let err = m.on_finish(&e).unwrap_err();
         assert!(
             err.explanation.contains("client 1 still waits"),
             "{}",
@@ -278,5 +325,57 @@ mod tests {
         e.quiescent = true;
         let err = m.on_finish(&e).unwrap_err();
         assert!(err.explanation.contains("client 0 finished still waiting"));
+    }
+
+    #[test]
+    fn giving_up_for_good_is_judged() {
+        // Quiescent: client 0 finished with GaveUp as its last word.
+        let mut m = LivenessMonitor::new();
+        m.on_step(
+            &FakeView::new(2),
+            &[req(0), req(1), acq(1, 1), gave_up(0), rel(1)],
+        );
+        let mut e = end(&[true, true], &[]);
+        e.quiescent = true;
+        let err = m.on_finish(&e).unwrap_err();
+        assert!(
+            err.explanation
+                .contains("client 0 finished having given up for good"),
+            "{}",
+            err.explanation
+        );
+        // Not quiescent, nothing but time can happen: it is stuck.
+        let mut m = LivenessMonitor::new();
+        m.on_step(&FakeView::new(2), &[req(0), gave_up(0)]);
+        let err = m.on_finish(&end(&[false, true], &[])).unwrap_err();
+        assert!(
+            err.explanation
+                .contains("client 0 (it gave up and never asked again)"),
+            "{}",
+            err.explanation
+        );
+        // Giving up and asking again is fine.
+        let mut m = LivenessMonitor::new();
+        m.on_step(
+            &FakeView::new(1),
+            &[req(0), gave_up(0), req(0), acq(0, 3), rel(0)],
+        );
+        let mut e = end(&[true], &[]);
+        e.quiescent = true;
+        assert_eq!(m.on_finish(&e), Ok(Judged::Fine));
+    }
+
+    #[test]
+    fn a_session_that_ended_while_waiting_is_judged() {
+        let mut m = LivenessMonitor::new();
+        // Client 0's session (1000) ended while it waited; it never reopened.
+        m.on_step(&FakeView::new(2), &[req(0), ended(1000, true)]);
+        let err = m.on_finish(&end(&[false, true], &[])).unwrap_err();
+        assert!(
+            err.explanation
+                .contains("client 0 (its session ended and it never opened a new one)"),
+            "{}",
+            err.explanation
+        );
     }
 }

@@ -33,6 +33,9 @@ pub enum Property {
     QueueSafety,
     /// `election`: at most one leader at a time, and a leader emerges.
     Election,
+    /// `owner`: a client that believes it holds does so through a node of
+    /// its own current, live session.
+    Owner,
     /// A user-defined invariant over the world, by its name
     /// ([`crate::invariant::Invariant`]); never named in scenario files.
     Always(&'static str),
@@ -67,6 +70,7 @@ pub mod herd;
 pub mod leaks;
 pub mod liveness;
 pub mod mutex;
+pub mod owner;
 pub mod queue;
 pub mod set;
 #[doc(hidden)]

@@ -4,14 +4,20 @@
 //! czxid of the node whose confirmed create made the offer (the `Created`
 //! reply the offering client handled in the step it emitted `Offered`). For a
 //! sequential node under one parent this is the order of the sequence
-//! suffixes. An offer with no such reply in its step falls back to the order
-//! in which offers were confirmed.
+//! suffixes. An offer with no such reply in its step (a producer that lost
+//! the create's reply and found its node again by listing) has no known
+//! place in the queue: it is judged for being taken exactly once, but never
+//! for order — guessing a place (the order of confirmation, or "last") would
+//! call a correct in-order take out of order.
 //!
 //! Judged: an item taken twice (or taken when it was never offered, once the
 //! run is over) breaks the queue; a consumer taking an item that comes before
 //! one it already took breaks the order (several consumers racing may finish
 //! their takes in any order, so order is judged per consumer); at a quiescent
-//! end, an offered item nobody took is lost.
+//! end, an offered item nobody took is lost. A run that ends stuck (nothing
+//! but time can happen, nobody paused or crashed) is judged too: an offered
+//! item whose node is gone from the leader's tree while nobody reported
+//! taking it is lost (a consumer that took it and did not know).
 
 use std::collections::BTreeMap;
 
@@ -23,12 +29,13 @@ use super::{Monitor, Property, Sim, StepLog, Violation};
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct QueueMonitor {
-    /// item → (queue position, offering client)
-    offered: BTreeMap<u64, ((i64, u64), ClientId)>,
+    /// item → (queue position: the czxid of its node if known, offering client)
+    offered: BTreeMap<u64, (Option<i64>, ClientId)>,
+    /// item → its node's path, when the offer's `Created` reply named it.
+    nodes: BTreeMap<u64, String>,
     taken: BTreeMap<u64, ClientId>,
-    /// Each consumer's last taken position.
-    last_taken: BTreeMap<ClientId, ((i64, u64), u64)>,
-    confirmed: u64,
+    /// Each consumer's furthest taken position (czxid) and that item.
+    last_taken: BTreeMap<ClientId, (i64, u64)>,
     counts: Measured<(u64, u64)>,
 }
 
@@ -43,30 +50,29 @@ impl QueueMonitor {
 
     pub fn on_step(&mut self, view: &impl View, step: &StepLog) -> Result<(), Violation> {
         let mut first = None;
-        let mut czxid: BTreeMap<ClientId, i64> = BTreeMap::new();
+        let mut created: BTreeMap<ClientId, (i64, &str)> = BTreeMap::new();
         for happening in step {
             match happening {
                 Happening::Delivered {
                     client,
                     delivery:
                         Delivery::Reply {
-                            reply: Ok(Response::Created { stat, .. }),
+                            reply: Ok(Response::Created { stat, path }),
                             ..
                         },
                 } => {
-                    czxid.insert(*client, stat.czxid);
+                    created.insert(*client, (stat.czxid, path));
                 }
                 Happening::App {
                     client,
                     event: AppEvent::Offered { item },
                 } => {
                     self.counts.0 .0 += 1;
-                    self.confirmed += 1;
-                    let position = (
-                        czxid.get(client).copied().unwrap_or(i64::MAX),
-                        self.confirmed,
-                    );
-                    self.offered.insert(*item, (position, *client));
+                    let node = created.get(client).copied();
+                    self.offered.insert(*item, (node.map(|n| n.0), *client));
+                    if let Some((_, path)) = node {
+                        self.nodes.insert(*item, path.to_string());
+                    }
                 }
                 Happening::App {
                     client,
@@ -86,7 +92,7 @@ impl QueueMonitor {
                         continue;
                     }
                     self.taken.insert(*item, *client);
-                    let Some(&(position, _)) = self.offered.get(item) else {
+                    let Some(&(Some(position), _)) = self.offered.get(item) else {
                         continue;
                     };
                     if let Some(&(last, last_item)) = self.last_taken.get(client) {
@@ -127,7 +133,7 @@ impl QueueMonitor {
             });
         }
         if !end.quiescent {
-            return Ok(());
+            return self.judge_stuck(end);
         }
         let lost: Vec<String> = self
             .offered
@@ -144,6 +150,40 @@ impl QueueMonitor {
                 "every client is done, yet {} offered item{} never taken: {}",
                 lost.len(),
                 if lost.len() == 1 { " was" } else { "s were" },
+                lost.join(", ")
+            ),
+        })
+    }
+}
+
+impl QueueMonitor {
+    /// A stuck end: items whose node is gone but that nobody took.
+    fn judge_stuck(&self, end: &End) -> Result<(), Violation> {
+        if end.progress_possible || end.paused || end.crashed.iter().any(|&c| c) {
+            return Ok(());
+        }
+        let lost: Vec<String> = self
+            .nodes
+            .iter()
+            .filter(|(i, path)| !self.taken.contains_key(i) && end.owner_of(path).is_none())
+            .map(|(i, path)| {
+                let by = self.offered.get(i).map_or(0, |o| o.1);
+                format!("item {i} (offered by {}, node {path})", who(by))
+            })
+            .collect();
+        if lost.is_empty() {
+            return Ok(());
+        }
+        Err(Violation {
+            property: Property::QueueSafety,
+            explanation: format!(
+                "nothing but time can happen, and {} gone from the queue that nobody reported \
+                 taking: {} — lost",
+                if lost.len() == 1 {
+                    "an item is"
+                } else {
+                    "items are"
+                },
                 lost.join(", ")
             ),
         })
@@ -249,5 +289,78 @@ mod tests {
             "{}",
             err.explanation
         );
+    }
+
+    /// Regression: an offer recovered by listing after `ConnectionLoss` (no
+    /// `Created` reply in its step) used to be placed last (`i64::MAX`), so
+    /// taking it and then a later-created item was called out of order.
+    #[test]
+    fn a_recovered_offer_is_not_misplaced() {
+        let mut m = QueueMonitor::new();
+        let v = FakeView::new(2);
+        let log = [
+            // Item 1's create (czxid 5) applied but its reply was lost; the
+            // producer found its node by listing and confirmed it.
+            offered(0, 1),
+            created(0, 6),
+            offered(0, 2),
+            taken(1, 1),
+            taken(1, 2),
+        ];
+        assert_eq!(m.on_step(&v, &log), Ok(()));
+        assert_eq!(m.on_finish(&quiescent()), Ok(()));
+        // It is still judged for being taken once.
+        let err = m.on_step(&v, &[taken(0, 1)]).unwrap_err();
+        assert!(
+            err.explanation.contains("had already taken it"),
+            "{}",
+            err.explanation
+        );
+    }
+
+    #[test]
+    fn an_item_gone_untaken_at_a_stuck_end_is_lost() {
+        let mut m = QueueMonitor::new();
+        let v = FakeView::new(2);
+        m.on_step(
+            &v,
+            &[
+                created(0, 5),
+                offered(0, 1),
+                created(0, 6),
+                offered(0, 2),
+                taken(1, 2),
+            ],
+        )
+        .unwrap();
+        // Stuck: item-5's node is gone and nobody took item 1.
+        let stuck = End {
+            nodes: vec![("/q".into(), 0)],
+            ..End::default()
+        };
+        let err = m.on_finish(&stuck).unwrap_err();
+        assert!(
+            err.explanation
+                .contains("item 1 (offered by client 0, node /q/item-5)"),
+            "{}",
+            err.explanation
+        );
+        // Still in the tree: a liveness matter, not a lost item.
+        let waiting = End {
+            nodes: vec![("/q".into(), 0), ("/q/item-5".into(), 0)],
+            ..End::default()
+        };
+        assert_eq!(m.on_finish(&waiting), Ok(()));
+        // Cut off, or someone paused: not judged.
+        let cut = End {
+            progress_possible: true,
+            ..stuck.clone()
+        };
+        assert_eq!(m.on_finish(&cut), Ok(()));
+        let paused = End {
+            paused: true,
+            ..stuck
+        };
+        assert_eq!(m.on_finish(&paused), Ok(()));
     }
 }

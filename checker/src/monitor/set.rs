@@ -26,6 +26,7 @@ use super::herd::HerdMonitor;
 use super::leaks::LeakMonitor;
 use super::liveness::LivenessMonitor;
 use super::mutex::MutexMonitor;
+use super::owner::OwnerMonitor;
 use super::queue::QueueMonitor;
 use super::view::{End, Measured};
 use super::{Property, Sim, StepLog, Violation};
@@ -41,6 +42,7 @@ struct Monitors {
     leaks: Option<LeakMonitor>,
     queue: Option<QueueMonitor>,
     election: Option<ElectionMonitor>,
+    owner: Option<OwnerMonitor>,
 }
 
 impl Monitors {
@@ -55,6 +57,7 @@ impl Monitors {
             leaks: wanted(Property::NoLeaks).then(|| LeakMonitor::new(root)),
             queue: wanted(Property::QueueSafety).then(QueueMonitor::new),
             election: wanted(Property::Election).then(ElectionMonitor::new),
+            owner: wanted(Property::Owner).then(|| OwnerMonitor::new(root)),
         }
     }
 
@@ -71,6 +74,7 @@ impl Monitors {
             self.herd.as_mut().map(|m| m.on_step(world, step)),
             self.queue.as_mut().map(|m| m.on_step(world, step)),
             self.election.as_mut().map(|m| m.on_step(world, step)),
+            self.owner.as_mut().map(|m| m.on_step(world, step)),
         ];
         if let Some(m) = self.liveness.as_mut() {
             m.on_step(world, step);
@@ -85,11 +89,13 @@ impl Monitors {
         if let Some(m) = self.herd.as_mut() {
             m.on_finish();
         }
+        // Safety before liveness: a lost item or a leaked node explains why
+        // a client is stuck, not the other way round.
         let results = [
-            self.liveness.as_mut().map(|m| m.on_finish(end).map(|_| ())),
-            self.leaks.as_mut().map(|m| m.on_finish(end)),
             self.queue.as_mut().map(|m| m.on_finish(end)),
             self.election.as_mut().map(|m| m.on_finish(end)),
+            self.leaks.as_mut().map(|m| m.on_finish(end)),
+            self.liveness.as_mut().map(|m| m.on_finish(end).map(|_| ())),
         ];
         verdicts.extend(results.into_iter().flatten().filter_map(Result::err));
     }
@@ -160,7 +166,8 @@ impl MonitorSet {
         let by_family = |p: Property| match p {
             Property::QueueSafety => family == Family::Queue,
             Property::Election => family == Family::Election,
-            Property::NoLeaks => true,
+            Property::NoLeaks | Property::Liveness => true,
+            Property::Owner | Property::FencedExclusion => is_lock || family == Family::Election,
             _ => is_lock,
         };
         let is_hard = |p: Property| hard.contains(&p);

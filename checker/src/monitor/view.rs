@@ -18,6 +18,21 @@ pub trait View {
     fn is_crashed(&self, _client: ClientId) -> bool {
         false
     }
+    /// Whether the leader still counts `session` as live.
+    fn is_session_live(&self, session: SessionId) -> bool;
+    /// The node at `path` in the leader's tree, if it exists.
+    fn node(&self, path: &str) -> Option<NodeFacts>;
+    /// The path of the child of `dir` (in the leader's tree) created at
+    /// `czxid`: how a monitor finds the node a fence names.
+    fn child_by_czxid(&self, dir: &str, czxid: i64) -> Option<String>;
+}
+
+/// What a monitor may know about one node of the leader's tree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct NodeFacts {
+    pub czxid: i64,
+    /// The owning session of an ephemeral, 0 for a persistent node.
+    pub owner: SessionId,
 }
 
 impl<C: Client> View for Sim<C> {
@@ -33,6 +48,22 @@ impl<C: Client> View for Sim<C> {
     fn is_crashed(&self, client: ClientId) -> bool {
         Sim::<C>::is_crashed(self, client)
     }
+    fn is_session_live(&self, session: SessionId) -> bool {
+        Sim::is_session_live(self, session)
+    }
+    fn node(&self, path: &str) -> Option<NodeFacts> {
+        self.leader_tree().get(path).map(|n| NodeFacts {
+            czxid: n.stat.czxid,
+            owner: n.stat.ephemeral_owner,
+        })
+    }
+    fn child_by_czxid(&self, dir: &str, czxid: i64) -> Option<String> {
+        let tree = self.leader_tree();
+        tree.get(dir)?.children.iter().find_map(|name| {
+            let path = zksim::path::join(dir, name);
+            (tree.get(&path)?.stat.czxid == czxid).then_some(path)
+        })
+    }
 }
 
 /// A stand-in world for tests: a clock and each client's session.
@@ -41,6 +72,10 @@ pub struct FakeView {
     pub now: Tick,
     pub sessions: Vec<SessionId>,
     pub crashed: Vec<ClientId>,
+    /// Sessions the leader no longer counts as live.
+    pub ended: Vec<SessionId>,
+    /// The leader's tree: path, czxid, ephemeral owner (0: persistent).
+    pub nodes: Vec<(String, i64, SessionId)>,
 }
 
 impl FakeView {
@@ -50,6 +85,8 @@ impl FakeView {
             now: 0,
             sessions: (0..clients).map(|c| 1000 + c as SessionId).collect(),
             crashed: Vec::new(),
+            ended: Vec::new(),
+            nodes: Vec::new(),
         }
     }
 }
@@ -66,6 +103,21 @@ impl View for FakeView {
     }
     fn is_crashed(&self, client: ClientId) -> bool {
         self.crashed.contains(&client)
+    }
+    fn is_session_live(&self, session: SessionId) -> bool {
+        !self.ended.contains(&session)
+    }
+    fn node(&self, path: &str) -> Option<NodeFacts> {
+        self.nodes
+            .iter()
+            .find(|(p, _, _)| p == path)
+            .map(|&(_, czxid, owner)| NodeFacts { czxid, owner })
+    }
+    fn child_by_czxid(&self, dir: &str, czxid: i64) -> Option<String> {
+        self.nodes
+            .iter()
+            .find(|(p, c, _)| *c == czxid && parent_of(p) == Some(dir))
+            .map(|(p, _, _)| p.clone())
     }
 }
 
@@ -124,6 +176,8 @@ pub struct End {
     pub sessions: Vec<SessionId>,
     /// Every node of the leader's tree: path and ephemeral owner (0 if persistent).
     pub nodes: Vec<(String, SessionId)>,
+    /// Some client is paused (frozen): what it has been sent waits.
+    pub paused: bool,
 }
 
 impl End {
@@ -140,6 +194,7 @@ impl End {
             progress_possible,
             done: (0..clients).map(|c| world.client(c).is_done()).collect(),
             crashed: (0..clients).map(|c| world.is_crashed(c)).collect(),
+            paused: (0..clients).any(|c| world.is_paused(c)),
             sessions: (0..clients).map(|c| world.session_of(c)).collect(),
             nodes: world
                 .leader_tree()

@@ -6,6 +6,7 @@
 //! `compare` and the tests. A scenario has one canonical text
 //! ([`Scenario::to_canonical`]) so that a replay token can carry it whole.
 
+pub mod groups;
 mod parse;
 
 use serde::{Deserialize, Serialize};
@@ -16,6 +17,7 @@ use zksim::{Config, FaultBudget, Tick};
 use crate::invariant::Invariant;
 use crate::monitor::Property;
 
+pub use groups::{ClientGroup, Member};
 pub use parse::ScenarioError;
 
 /// A validated scenario over the recipes of type `C`: the registered ones
@@ -26,9 +28,14 @@ pub use parse::ScenarioError;
 pub struct Scenario<C: zksim::Client = AnyRecipe> {
     pub name: String,
     /// The recipe's name: a registered one (`zkcheck list`) for
-    /// [`AnyRecipe`], else [`zkrecipes::Recipe::name`] of `C`.
+    /// [`AnyRecipe`], else [`zkrecipes::Recipe::name`] of `C`; with groups,
+    /// the first group's.
     pub recipe: String,
+    /// How many clients (with groups, their total).
     pub clients: usize,
+    /// `[[clients]]` groups (empty: all `clients` run `recipe` with
+    /// `workload`). See [`groups`].
+    pub groups: Vec<ClientGroup>,
     /// The recipe's root node, e.g. `/lock`.
     pub root: String,
     pub workload: Workload,
@@ -171,6 +178,7 @@ impl<C: RecipeSet> Scenario<C> {
             name: format!("{recipe}-{clients}"),
             recipe: recipe.to_string(),
             clients,
+            groups: Vec::new(),
             root: "/lock".to_string(),
             workload: Workload::default(),
             ensemble: Ensemble::default(),
@@ -200,6 +208,19 @@ impl<C: RecipeSet> Scenario<C> {
         if self.clients == 0 {
             return Err(Invalid::NoClients);
         }
+        if !self.groups.is_empty() {
+            groups::validate::<C>(&self.groups).map_err(|e| {
+                Invalid::Groups(format!("`clients` group {}: {}", e.group + 1, e.message))
+            })?;
+            let total: usize = self.groups.iter().map(|g| g.count).sum();
+            if total != self.clients || self.groups[0].recipe != self.recipe {
+                return Err(Invalid::Groups(format!(
+                    "`clients` groups add up to {total} clients of first recipe `{}`, but the \
+                     scenario says {} of `{}`",
+                    self.groups[0].recipe, self.clients, self.recipe
+                )));
+            }
+        }
         if self.ensemble.servers == 0 {
             return Err(Invalid::NoServers);
         }
@@ -218,10 +239,10 @@ impl<C: RecipeSet> Scenario<C> {
         C::family_of(&self.recipe).unwrap_or(Family::Lock)
     }
 
-    /// Client `client` of the run, built as the scenario's recipe (`None`
-    /// if `C` has no recipe of that name, which [`Scenario::validate`] rules out).
+    /// Client `client` of the run, built as its group's recipe (`None` if
+    /// `C` has no recipe of that name, which [`Scenario::validate`] rules out).
     pub fn build_client(&self, client: usize) -> Option<C> {
-        C::build(&self.recipe, &self.params(client))
+        C::build(self.member(client).recipe, &self.params(client))
     }
 
     /// The simulator configuration this scenario asks for.
@@ -235,13 +256,41 @@ impl<C: RecipeSet> Scenario<C> {
         }
     }
 
+    /// What client `client` is: its recipe, role and workload.
+    pub fn member(&self, client: usize) -> Member<'_> {
+        groups::member(&self.groups, client).unwrap_or(Member {
+            recipe: &self.recipe,
+            role: &self.recipe,
+            workload: self.workload,
+        })
+    }
+
+    /// The clients whose role is `role`, in client order.
+    pub fn clients_in_role(&self, role: &str) -> Vec<usize> {
+        (0..self.clients)
+            .filter(|&c| self.member(c).role == role)
+            .collect()
+    }
+
+    /// The scenario's role names, each once, in client order.
+    pub fn roles(&self) -> Vec<&str> {
+        let mut roles: Vec<&str> = Vec::new();
+        for c in 0..self.clients {
+            let role = self.member(c).role;
+            if !roles.contains(&role) {
+                roles.push(role);
+            }
+        }
+        roles
+    }
+
     /// What client `client` is built from.
     pub fn params(&self, client: usize) -> RecipeParams {
         RecipeParams {
             client,
             clients: self.clients,
             root: self.root.clone(),
-            workload: self.workload,
+            workload: self.member(client).workload,
         }
     }
 }
@@ -255,6 +304,8 @@ pub enum Invalid {
         known: Vec<&'static str>,
     },
     NoClients,
+    /// `[[clients]]` groups that do not fit (the message says how).
+    Groups(String),
     NoServers,
     /// `root` is not an absolute node path.
     BadRoot(String),
@@ -270,6 +321,7 @@ impl std::fmt::Display for Invalid {
                 known.join(", ")
             ),
             Invalid::NoClients => write!(f, "`clients` must be at least 1"),
+            Invalid::Groups(message) => write!(f, "{message}"),
             Invalid::NoServers => write!(f, "`ensemble.servers` must be at least 1"),
             Invalid::BadRoot(root) => write!(
                 f,
@@ -298,12 +350,13 @@ pub fn property_name(p: Property) -> &'static str {
         Property::NoLeaks => "leaks",
         Property::QueueSafety => "queue",
         Property::Election => "election",
+        Property::Owner => "owner",
         Property::Always(name) => name,
     }
 }
 
 /// Every property, in the order scenarios list them.
-pub const ALL_PROPERTIES: [Property; 8] = [
+pub const ALL_PROPERTIES: [Property; 9] = [
     Property::MutualExclusion,
     Property::FencedExclusion,
     Property::Fifo,
@@ -312,6 +365,7 @@ pub const ALL_PROPERTIES: [Property; 8] = [
     Property::NoLeaks,
     Property::QueueSafety,
     Property::Election,
+    Property::Owner,
 ];
 
 /// The property a scenario name stands for.

@@ -69,7 +69,12 @@ pub const ROWS: &[Row] = &[
     ),
     holds("seed001-ouyang-lock", Fifo, "ouyang-lock-faults.toml"),
     holds("seed001-ouyang-lock", NoHerd, "ouyang-lock-faults.toml"),
-    holds("seed001-ouyang-lock", NoLeaks, "ouyang-lock-faults.toml"),
+    violated(
+        "seed001-ouyang-lock",
+        NoLeaks,
+        "ouyang-lock-faults.toml",
+        3000,
+    ),
     violated(
         "seed001-ouyang-rwlock",
         MutualExclusion,
@@ -77,10 +82,11 @@ pub const ROWS: &[Row] = &[
         1000,
     ),
     holds("seed001-ouyang-rwlock", NoHerd, "ouyang-rwlock-faults.toml"),
-    holds(
+    violated(
         "seed001-ouyang-rwlock",
         NoLeaks,
         "ouyang-rwlock-faults.toml",
+        3000,
     ),
     violated(
         "seed003-apache-writelock",

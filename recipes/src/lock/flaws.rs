@@ -24,6 +24,13 @@ pub struct Flaws {
     pub blind_retry: bool,
     /// W1: order the children by whole name as strings, not by sequence.
     pub string_sort: bool,
+    /// On a retry after an interruption, adopt any node carrying this
+    /// client's tag (of any session, any attempt) instead of creating one,
+    /// without checking that its own current session owns it.
+    pub adopt_any: bool,
+    /// When the release's delete fails with `ConnectionLoss`, forget the
+    /// node (no retry), and keep no record of own nodes to clean up later.
+    pub forget_release: bool,
 }
 
 fn exclusive(params: &crate::RecipeParams, flaws: Flaws) -> super::LockClient<SequentialProtocol> {
@@ -85,6 +92,34 @@ super::lock_recipe! {
     /// break.
     SequentialStringSort(SequentialProtocol) =
         |params| exclusive(params, Flaws { string_sort: true, ..Flaws::default() })
+}
+
+super::lock_recipe! {
+    /// `sequential-adopt-any`: when it retries after an interruption it
+    /// first lists the children and adopts any node carrying its client tag
+    /// — saving a create — without checking that the node belongs to its
+    /// current session. After `Expired` the old session's node is gone at
+    /// the leader, but a lagging server still lists it (and answers `exists`
+    /// for it): the client acquires through a node of a session that has
+    /// ended. **owner** breaks at once; **mutex** when another client has
+    /// meanwhile taken the lock. (Recovery code that matches its node by a
+    /// name prefix that leaves out the session makes this mistake.)
+    SequentialAdoptAny(SequentialProtocol) =
+        |params| exclusive(params, Flaws { adopt_any: true, ..Flaws::default() })
+}
+
+super::lock_recipe! {
+    /// `sequential-forget-release`: when the release's `delete` fails with
+    /// `ConnectionLoss` it forgets the node (the delete may not have been
+    /// applied) and keeps no record of its own nodes to clean up later. The
+    /// node lives on with the session and blocks everyone queued behind it;
+    /// the client's own next node queues behind it too and waits on itself:
+    /// **liveness** breaks (a stuck run), and a client that finishes with
+    /// such a node leaks it in its live session (**leaks**). (The seed
+    /// articles' `unlock()` that logs and swallows the delete's exception
+    /// makes this mistake.)
+    SequentialForgetRelease(SequentialProtocol) =
+        |params| exclusive(params, Flaws { forget_release: true, ..Flaws::default() })
 }
 
 super::lock_recipe! {

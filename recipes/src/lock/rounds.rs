@@ -76,6 +76,9 @@ pub struct Rounds {
     /// Whether the session is usable (between `SyncConnected` and the next
     /// `Disconnected`/`Expired`).
     connected: bool,
+    /// Leader election's words: `Elected` for `Acquired`, `Abdicated` for
+    /// `Released` and `LostLock` (see [`Rounds::for_leadership`]).
+    leadership: bool,
 }
 
 impl Rounds {
@@ -86,7 +89,17 @@ impl Rounds {
             completed: 0,
             phase: Phase::Ready,
             connected: false,
+            leadership: false,
         }
+    }
+
+    /// The same loop run for leadership: a term is a round. Emits `Elected`
+    /// followed by `ResourceWrite { fence }` (the new leader's epoch, written
+    /// to a leader-only resource) where a lock emits `Acquired`, and
+    /// `Abdicated` where a lock emits `Released` or `LostLock`.
+    pub fn for_leadership(mut self) -> Self {
+        self.leadership = true;
+        self
     }
 
     pub fn phase(&self) -> Phase {
@@ -142,9 +155,13 @@ impl Rounds {
             return false;
         }
         self.phase = Phase::Holding { fence };
-        cx.emit(AppEvent::Acquired {
-            fence,
-            shared: self.shared,
+        cx.emit(if self.leadership {
+            AppEvent::Elected
+        } else {
+            AppEvent::Acquired {
+                fence,
+                shared: self.shared,
+            }
         });
         cx.emit(AppEvent::ResourceWrite { fence });
         cx.after(self.workload.hold_ticks);
@@ -172,7 +189,11 @@ impl Rounds {
         if !self.is_holding() {
             return;
         }
-        cx.emit(AppEvent::Released);
+        cx.emit(if self.leadership {
+            AppEvent::Abdicated
+        } else {
+            AppEvent::Released
+        });
         self.completed += 1;
         if self.completed >= self.workload.rounds {
             self.finish(cx);
@@ -192,7 +213,11 @@ impl Rounds {
                 Interrupted::Wait
             }
             Phase::Holding { .. } => {
-                cx.emit(AppEvent::LostLock);
+                cx.emit(if self.leadership {
+                    AppEvent::Abdicated
+                } else {
+                    AppEvent::LostLock
+                });
                 cx.cancel_timer();
                 self.phase = Phase::Ready;
                 Interrupted::Hold

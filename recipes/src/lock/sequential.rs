@@ -66,10 +66,11 @@ enum Stage {
     Creating {
         op: OpId,
     },
-    /// `getChildren` to look for the node of a create whose reply was lost.
+    /// `getChildren` to look for a node whose name starts with `prefix`
+    /// (the node of a create whose reply was lost).
     Finding {
         op: OpId,
-        guid: String,
+        prefix: String,
     },
     /// `exists` on the found node, for its czxid.
     Adopting {
@@ -154,12 +155,18 @@ impl SequentialProtocol {
         Step::Wait
     }
 
-    fn find(&mut self, guid: String, cx: &mut Cx<AppEvent>) -> Step {
+    /// Look for the node a create with `guid` made.
+    fn find(&mut self, guid: &str, cx: &mut Cx<AppEvent>) -> Step {
+        let prefix = format!("{}-{guid}-", self.role.kind());
+        self.find_prefix(prefix, cx)
+    }
+
+    fn find_prefix(&mut self, prefix: String, cx: &mut Cx<AppEvent>) -> Step {
         let op = cx.send(Op::GetChildren {
             path: self.root.clone(),
             watch: false,
         });
-        self.stage = Stage::Finding { op, guid };
+        self.stage = Stage::Finding { op, prefix };
         Step::Wait
     }
 
@@ -217,10 +224,10 @@ impl SequentialProtocol {
     fn redo(&mut self, cx: &mut Cx<AppEvent>) -> Step {
         match self.stage.clone() {
             Stage::Creating { .. } => match self.node.clone() {
-                Node::Unknown { guid } if !self.flaws.blind_retry => self.find(guid, cx),
+                Node::Unknown { guid } if !self.flaws.blind_retry => self.find(&guid, cx),
                 _ => self.create(cx),
             },
-            Stage::Finding { guid, .. } => self.find(guid, cx),
+            Stage::Finding { prefix, .. } => self.find_prefix(prefix, cx),
             Stage::Adopting { name, .. } => {
                 let op = cx.send(Op::Exists {
                     path: self.path(&name),
@@ -240,8 +247,10 @@ impl SequentialProtocol {
         let Node::Known { name: mine, .. } = &self.node else {
             return Step::Wait;
         };
-        // W4: the blind variant never looks for its own leftovers.
-        let tag = (!self.flaws.blind_retry).then(|| self.session_tag(cx.session_id()));
+        // W4: the blind variant never looks for its own leftovers (nor does
+        // the one that forgets its released nodes).
+        let tag = (!self.flaws.blind_retry && !self.flaws.forget_release)
+            .then(|| self.session_tag(cx.session_id()));
         let judgement = judge(&names, mine, tag.as_deref(), self.role, self.flaws);
         for leftover in &judgement.leftovers {
             cx.send(Op::Delete {
@@ -267,6 +276,11 @@ impl Protocol for SequentialProtocol {
         // not adopted: the client told the world it gave up, and this new
         // request must queue behind everyone already in line (FIFO). The
         // fresh node's listing finds the old one by its tag and deletes it.
+        if self.flaws.adopt_any && self.attempts > 0 {
+            // The flaw: any node of this client, whatever its session.
+            let prefix = format!("{}-c{}s", self.role.kind(), self.client);
+            return self.find_prefix(prefix, cx);
+        }
         self.create(cx)
     }
 
@@ -274,7 +288,11 @@ impl Protocol for SequentialProtocol {
         if let Some((_, pending)) = &mut self.releasing {
             if *pending == Some(op) {
                 match reply {
-                    // Lost with the connection: delete again once resumed.
+                    // Lost with the connection: delete again once resumed
+                    // (or, with the flaw, forget it).
+                    Err(ZkError::ConnectionLoss) if self.flaws.forget_release => {
+                        self.releasing = None
+                    }
                     Err(ZkError::ConnectionLoss) => *pending = None,
                     _ => self.releasing = None,
                 }
@@ -295,7 +313,7 @@ impl Protocol for SequentialProtocol {
                 }
                 Err(ZkError::ConnectionLoss) => match self.node.clone() {
                     Node::Unknown { .. } if self.flaws.blind_retry => self.create(cx),
-                    Node::Unknown { guid } => self.find(guid, cx),
+                    Node::Unknown { guid } => self.find(&guid, cx),
                     _ => Step::Wait,
                 },
                 _ => {
@@ -303,9 +321,8 @@ impl Protocol for SequentialProtocol {
                     Step::Wait
                 }
             },
-            Stage::Finding { op: want, guid } if want == op => match reply {
+            Stage::Finding { op: want, prefix } if want == op => match reply {
                 Ok(Response::Children { names, .. }) => {
-                    let prefix = format!("{}-{guid}-", self.role.kind());
                     match names.into_iter().find(|n| n.starts_with(&prefix)) {
                         Some(name) => {
                             let op = cx.send(Op::Exists {
@@ -368,6 +385,9 @@ impl Protocol for SequentialProtocol {
 
     fn interrupted(&mut self, expired: bool) {
         self.stage = Stage::Idle;
+        if self.flaws.forget_release {
+            self.releasing = None;
+        }
         if let Some((_, pending)) = &mut self.releasing {
             *pending = None;
         }

@@ -346,6 +346,10 @@ impl<C: Client> World<C> {
     pub fn applied_zxid(&self, server: ServerId) -> Zxid {
         self.servers[server].applied
     }
+    /// The watches a server holds for its sessions (S19).
+    pub fn server_watches(&self, server: ServerId) -> &crate::watch::WatchManager {
+        &self.servers[server].watches
+    }
     /// Whether a follower is partitioned.
     pub fn is_partitioned(&self, server: ServerId) -> bool {
         self.servers[server].partitioned

@@ -1,0 +1,199 @@
+//! Client groups: several recipes or roles in one scenario.
+//!
+//! A scenario's clients are either `clients = N` of the top-level `recipe`,
+//! or a list of `[[clients]]` groups, each with its own recipe, count, role
+//! name and (optionally) workload:
+//!
+//! ```toml
+//! [[clients]]
+//! recipe = "queue-producer"
+//! count = 2
+//! role = "producer"          # default: the recipe's name
+//! workload = { rounds = 3 }  # default: the scenario's [workload]
+//!
+//! [[clients]]
+//! recipe = "queue-consumer"
+//! count = 3
+//! role = "consumer"
+//! workload = { rounds = 2 }
+//! ```
+//!
+//! Clients are numbered across groups in file order (the first group's
+//! clients are 0, 1, …). Every group must belong to one recipe family (the
+//! family decides which properties are judged); a queue's producers must
+//! offer exactly as many items as its consumers take, or consumers would
+//! wait for ever by construction. A role is a plain name that faults and
+//! reports can refer to.
+
+use zkrecipes::queue::{queue_role, QueueRole};
+use zkrecipes::{RecipeSet, Workload};
+
+/// One `[[clients]]` group.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ClientGroup {
+    /// A registered recipe name.
+    pub recipe: String,
+    /// How many clients run it (≥ 1).
+    pub count: usize,
+    /// The role's name (default: the recipe's name).
+    pub role: String,
+    pub workload: Workload,
+}
+
+/// What one client is: its recipe, role and workload.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Member<'a> {
+    pub recipe: &'a str,
+    pub role: &'a str,
+    pub workload: Workload,
+}
+
+/// Why a list of groups cannot make a scenario, and which group (0-based)
+/// and field is at fault, so the parser can point at it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GroupError {
+    pub group: usize,
+    pub field: &'static str,
+    pub message: String,
+}
+
+/// Check a list of groups of recipes of `C` on its own terms.
+pub fn validate<C: RecipeSet>(groups: &[ClientGroup]) -> Result<(), GroupError> {
+    let err = |group: usize, field: &'static str, message: String| GroupError {
+        group,
+        field,
+        message,
+    };
+    let mut family = None;
+    for (i, g) in groups.iter().enumerate() {
+        let Some(group_family) = C::family_of(&g.recipe) else {
+            return Err(err(
+                i,
+                "recipe",
+                format!(
+                    "unknown recipe `{}`; known recipes: {}",
+                    g.recipe,
+                    C::names().join(", ")
+                ),
+            ));
+        };
+        if g.count == 0 {
+            return Err(err(
+                i,
+                "count",
+                "a group's `count` must be at least 1".into(),
+            ));
+        }
+        if g.role.is_empty() {
+            return Err(err(i, "role", "a group's `role` must not be empty".into()));
+        }
+        match family {
+            None => family = Some((group_family, i)),
+            Some((f, first)) if f != group_family => {
+                return Err(err(
+                    i,
+                    "recipe",
+                    format!(
+                        "impossible combination: `{}` is a {:?} recipe but group {} (`{}`) is a \
+                         {f:?} recipe; one scenario judges one family",
+                        g.recipe,
+                        group_family,
+                        first + 1,
+                        groups[first].recipe
+                    ),
+                ));
+            }
+            Some(_) => {}
+        }
+    }
+    let items = |role: QueueRole| -> u64 {
+        groups
+            .iter()
+            .filter(|g| queue_role(&g.recipe) == Some(role))
+            .map(|g| g.count as u64 * u64::from(g.workload.rounds))
+            .sum()
+    };
+    let (offered, taken) = (items(QueueRole::Producer), items(QueueRole::Consumer));
+    if offered != taken {
+        let last = groups
+            .iter()
+            .rposition(|g| queue_role(&g.recipe).is_some())
+            .unwrap_or(0);
+        return Err(err(
+            last,
+            "recipe",
+            format!(
+                "impossible combination: the producers offer {offered} item{} but the consumers \
+                 take {taken} (count × workload.rounds per group); they must match",
+                if offered == 1 { "" } else { "s" }
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The member that client `client` is, in a list of groups.
+pub fn member(groups: &[ClientGroup], client: usize) -> Option<Member<'_>> {
+    let mut first = 0;
+    for g in groups {
+        if client < first + g.count {
+            return Some(Member {
+                recipe: &g.recipe,
+                role: &g.role,
+                workload: g.workload,
+            });
+        }
+        first += g.count;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use zkrecipes::AnyRecipe;
+
+    fn group(recipe: &str, count: usize, rounds: u32) -> ClientGroup {
+        ClientGroup {
+            recipe: recipe.into(),
+            count,
+            role: recipe.into(),
+            workload: Workload {
+                rounds,
+                ..Workload::default()
+            },
+        }
+    }
+
+    #[test]
+    fn members_are_numbered_across_groups() {
+        let gs = [group("queue-producer", 2, 3), group("queue-consumer", 3, 2)];
+        assert_eq!(validate::<AnyRecipe>(&gs), Ok(()));
+        assert_eq!(member(&gs, 1).unwrap().recipe, "queue-producer");
+        assert_eq!(member(&gs, 2).unwrap().recipe, "queue-consumer");
+        assert_eq!(member(&gs, 4).unwrap().workload.rounds, 2);
+        assert!(member(&gs, 5).is_none());
+    }
+
+    #[test]
+    fn impossible_combinations_are_refused() {
+        let e = validate::<AnyRecipe>(&[group("sequential", 1, 1), group("queue-consumer", 1, 1)])
+            .unwrap_err();
+        assert_eq!((e.group, e.field), (1, "recipe"));
+        assert!(
+            e.message.contains("impossible combination"),
+            "{}",
+            e.message
+        );
+        let e =
+            validate::<AnyRecipe>(&[group("queue-producer", 2, 3), group("queue-consumer", 1, 5)])
+                .unwrap_err();
+        assert!(
+            e.message.contains("offer 6 items but the consumers take 5"),
+            "{}",
+            e.message
+        );
+        let e = validate::<AnyRecipe>(&[group("sequential", 0, 1)]).unwrap_err();
+        assert_eq!(e.field, "count");
+    }
+}
