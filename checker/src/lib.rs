@@ -11,9 +11,12 @@
 //! - [`cli`]: the `zkcheck` command.
 
 pub mod aim;
+pub mod check;
 pub mod cli;
 pub mod compare;
+pub mod counterexample;
 pub mod explore;
+pub mod invariant;
 pub mod model;
 pub mod monitor;
 pub mod progress;

@@ -5,12 +5,15 @@
 //! wasted wakeup) are not merged by visited-state dedup.
 
 use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 
 use zkrecipes::{AnyRecipe, AppEvent, RecipeSet};
 use zksim::{Event, Happening, World};
 
 use crate::aim::{Aims, Roles};
+use crate::invariant::Invariant;
 use crate::monitor::set::MonitorSet;
+use crate::monitor::view::Measured;
 use crate::monitor::{Sim, Violation};
 use crate::scenario::Scenario;
 
@@ -25,6 +28,8 @@ pub struct Model<C: RecipeSet = AnyRecipe> {
     /// The roles clients play, kept only when some fault is aimed at a
     /// role (otherwise it stays empty and adds nothing to the state).
     pub roles: Roles,
+    /// The scenario's invariants: stateless, so not part of the identity.
+    invariants: Measured<Arc<[Invariant<C>]>>,
 }
 
 impl<C: RecipeSet> Model<C> {
@@ -66,6 +71,7 @@ impl<C: RecipeSet> Model<C> {
             monitors,
             aims,
             roles,
+            invariants: Measured(scenario.always.iter().copied().collect()),
         }
     }
 
@@ -98,12 +104,21 @@ impl<C: RecipeSet> Model<C> {
         if !self.aims.is_empty() {
             self.roles.observe(log);
         }
-        self.monitors.observe(&self.world, log)
+        self.monitors.observe(&self.world, log)?;
+        self.judge_invariants()
     }
 
     /// The run is over: judge end-of-run properties.
     pub fn finish(&mut self) -> Result<(), Violation> {
-        self.monitors.finish(&self.world)
+        self.monitors.finish(&self.world)?;
+        self.judge_invariants()
+    }
+
+    fn judge_invariants(&self) -> Result<(), Violation> {
+        self.invariants
+            .0
+            .iter()
+            .try_for_each(|i| i.judge(&self.world))
     }
 
     /// Whether nothing more will happen by itself (the run may stop here).

@@ -14,10 +14,10 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
+use zkcheck::check::Check;
 use zkcheck::explore::replay::replay;
 use zkcheck::monitor::Property;
-use zkcheck::run::run_random;
-use zkcheck::scenario::Scenario;
+use zkcheck::scenario::{property_name, Scenario};
 use zkcheck::token::Token;
 use zksim::FaultBudget;
 
@@ -89,21 +89,18 @@ fn scenario(recipe: &str, plan: &Plan) -> Scenario {
     s
 }
 
-/// `Ok`, or what broke with the token that replays it.
+/// `Ok`, or the counterexample as the CLI prints it: what broke, the
+/// shrunk trace and the token that replays it.
 fn judge(s: &Scenario, seed: u64) -> Result<(), String> {
-    let outcome = run_random(s, seed);
-    let Some(v) = outcome.violation else {
-        return Ok(());
-    };
-    let token = outcome
-        .schedule
-        .to_indices(s)
-        .map(|indices| Token::new(s.clone(), indices).encode())
-        .unwrap_or_else(|| "<schedule does not replay>".to_string());
-    Err(format!(
-        "{:?} broke (seed {seed}): {}\nreplay: {token}",
-        v.property, v.explanation
-    ))
+    let verdict = Check::from_scenario(s.clone())
+        .seed(seed)
+        .random(1)
+        .jobs(1)
+        .run();
+    match verdict.counterexample {
+        None => Ok(()),
+        Some(c) => Err(c.to_string()),
+    }
 }
 
 fn config() -> ProptestConfig {
@@ -153,7 +150,7 @@ fn the_harness_catches_a_broken_recipe_with_a_replayable_token() {
         .find_map(|seed| judge(&s, seed).err())
         .expect("string-sorting lock must break a hard property within 1000 seeds");
     assert!(
-        failure.contains("MutualExclusion") || failure.contains("Liveness"),
+        failure.starts_with("VIOLATION of mutex") || failure.starts_with("VIOLATION of liveness"),
         "{failure}"
     );
     let token = failure.rsplit("replay: ").next().unwrap().trim();
@@ -165,7 +162,7 @@ fn the_harness_catches_a_broken_recipe_with_a_replayable_token() {
         .violation
         .expect("the replay breaks the same way");
     assert!(
-        failure.contains(&format!("{:?} broke", again.property)),
+        failure.starts_with(&format!("VIOLATION of {}", property_name(again.property))),
         "{failure}"
     );
     assert!(failure.contains(&again.explanation), "{failure}");

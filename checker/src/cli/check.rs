@@ -4,11 +4,11 @@
 use std::process::ExitCode;
 use std::time::Instant;
 
-use crate::explore::{self, replay::replay, Exploration, Failure, Options};
+use crate::counterexample::Counterexample;
+use crate::explore::{self, Exploration, Failure, Options};
 use crate::monitor::Figures;
 use crate::progress::Progress;
 use crate::scenario::{property_name, Scenario, StrategyKind};
-use crate::shrink::shrink;
 use crate::token::Token;
 
 use super::{bad_input, CheckArgs};
@@ -24,7 +24,7 @@ pub fn check(args: &CheckArgs) -> ExitCode {
     let mut options = Options::from_scenario(&scenario);
     options.jobs = args.jobs;
     if let Some(s) = args.strategy {
-        options.strategy = s;
+        options.strategy = s.into();
     }
     if let Some(n) = args.schedules {
         options.schedules = n;
@@ -138,34 +138,8 @@ fn print_figures(f: &Figures) {
 
 /// Print the shrunk counterexample; returns its replay token.
 fn print_failure(scenario: &Scenario, failure: &Failure) -> Option<Token> {
-    let shrunk = shrink(scenario, &failure.schedule, &failure.violation);
-    let found = match failure.seed {
-        Some(seed) => format!("seed {seed}"),
-        None => "exhaustive search".to_string(),
-    };
+    let counterexample = Counterexample::of(scenario, failure);
     println!();
-    println!(
-        "VIOLATION of {} (found by {found} after {} steps; shrunk to {} steps in {} replays)",
-        property_name(shrunk.violation.property),
-        failure.schedule.len(),
-        shrunk.schedule.len(),
-        shrunk.attempts
-    );
-    println!("{}", shrunk.violation.explanation);
-    let Some(indices) = shrunk.schedule.to_indices(scenario) else {
-        println!("(internal error: the shrunk schedule does not replay)");
-        return None;
-    };
-    match replay(scenario, &indices) {
-        Ok(r) => {
-            println!();
-            println!("trace:");
-            print!("{}", r.trace.text);
-        }
-        Err(e) => println!("(internal error: {e})"),
-    }
-    let token = Token::new(scenario.clone(), indices);
-    println!();
-    println!("replay: {}", token.encode());
-    Some(token)
+    println!("{counterexample}");
+    Token::decode(counterexample.token.as_deref()?).ok()
 }

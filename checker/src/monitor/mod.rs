@@ -38,6 +38,9 @@ pub enum Property {
     /// `owner`: a client that believes it holds does so through a node of
     /// its own current, live session.
     Owner,
+    /// A user-defined invariant over the world, by its name
+    /// ([`crate::invariant::Invariant`]); never named in scenario files.
+    Always(&'static str),
 }
 
 /// A property broken at some step, with the words that explain it.

@@ -9,14 +9,13 @@
 pub mod groups;
 mod parse;
 
-use std::marker::PhantomData;
-
 use serde::{Deserialize, Serialize};
 use zkrecipes::registry::{self, RecipeInfo};
 use zkrecipes::{AnyRecipe, Family, RecipeParams, RecipeSet, Workload};
 use zksim::{Config, FaultBudget, Tick};
 
 use crate::aim::{Aims, Target};
+use crate::invariant::Invariant;
 use crate::monitor::Property;
 
 pub use groups::{ClientGroup, Member};
@@ -27,7 +26,7 @@ pub use parse::ScenarioError;
 /// the user's. Fields are public so that code can build variations
 /// (`compare` sweeps `clients`); [`Scenario::validate`] checks a hand-built one.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Scenario<C = AnyRecipe> {
+pub struct Scenario<C: zksim::Client = AnyRecipe> {
     pub name: String,
     /// The recipe's name: a registered one (`zkcheck list`) for
     /// [`AnyRecipe`], else [`zkrecipes::Recipe::name`] of `C`; with groups,
@@ -55,9 +54,9 @@ pub struct Scenario<C = AnyRecipe> {
     /// Properties only measured (figures), never failing a run.
     pub report: Vec<Property>,
     pub explore: ExploreDefaults,
-    /// The recipe type clients are built as (a scenario is a typed value:
-    /// its runs' worlds are `World<C>`).
-    recipes: PhantomData<fn() -> C>,
+    /// Invariants of the user's over the world, judged (hard) after every
+    /// step. Code, not data: a scenario file or token never carries them.
+    pub always: Vec<Invariant<C>>,
 }
 
 /// The ensemble's shape and clock (`[ensemble]`).
@@ -86,7 +85,7 @@ impl Default for Ensemble {
 }
 
 /// Which exploration strategy to use.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum StrategyKind {
     /// Seeded random schedules with swarm-chosen fault kinds.
@@ -201,7 +200,7 @@ impl<C: RecipeSet> Scenario<C> {
             hard: vec![Property::MutualExclusion],
             report: vec![Property::Fifo, Property::NoHerd, Property::Liveness],
             explore: ExploreDefaults::default(),
-            recipes: PhantomData,
+            always: Vec::new(),
         }
     }
 
@@ -213,41 +212,44 @@ impl<C: RecipeSet> Scenario<C> {
 
     /// Checks that a hand-built scenario makes sense (known recipe, at
     /// least one client and one server, an absolute root).
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), Invalid> {
         if C::family_of(&self.recipe).is_none() {
-            return Err(format!(
-                "unknown recipe `{}`; known recipes: {}",
-                self.recipe,
-                C::names().join(", ")
-            ));
+            return Err(Invalid::UnknownRecipe {
+                name: self.recipe.clone(),
+                known: C::names(),
+            });
         }
         if self.clients == 0 {
-            return Err("`clients` must be at least 1".into());
+            return Err(Invalid::NoClients);
         }
         if !self.groups.is_empty() {
-            groups::validate::<C>(&self.groups)
-                .map_err(|e| format!("`clients` group {}: {}", e.group + 1, e.message))?;
+            groups::validate::<C>(&self.groups).map_err(|e| {
+                Invalid::Groups(format!("`clients` group {}: {}", e.group + 1, e.message))
+            })?;
             let total: usize = self.groups.iter().map(|g| g.count).sum();
             if total != self.clients || self.groups[0].recipe != self.recipe {
-                return Err(format!(
+                return Err(Invalid::Groups(format!(
                     "`clients` groups add up to {total} clients of first recipe `{}`, but the \
                      scenario says {} of `{}`",
                     self.groups[0].recipe, self.clients, self.recipe
-                ));
+                )));
             }
         }
         if self.ensemble.servers == 0 {
-            return Err("`ensemble.servers` must be at least 1".into());
+            return Err(Invalid::NoServers);
         }
         if !self.root.starts_with('/') || self.root.len() < 2 || self.root.ends_with('/') {
-            return Err(format!(
-                "`root` must be an absolute node path like `/lock`, not `{}`",
-                self.root
-            ));
+            return Err(Invalid::BadRoot(self.root.clone()));
         }
         if self.explore.max_steps == 0 {
-            return Err("`explore.max_steps` must be at least 1".into());
+            return Err(Invalid::NoSteps);
         }
+        self.validate_faults().map_err(Invalid::Faults)
+    }
+
+    /// The ensemble's timing, aimed faults, pins and parents fit the
+    /// scenario (the message names the field; the parser locates it).
+    fn validate_faults(&self) -> Result<(), String> {
         if self.ensemble.sync_limit == 0 {
             return Err("`ensemble.sync_limit` must be at least 1 tick".into());
         }
@@ -402,6 +404,49 @@ impl<C: RecipeSet> Scenario<C> {
     }
 }
 
+/// What is wrong with a hand-built scenario ([`Scenario::validate`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Invalid {
+    /// The recipe set has no recipe of that name.
+    UnknownRecipe {
+        name: String,
+        known: Vec<&'static str>,
+    },
+    NoClients,
+    /// `[[clients]]` groups that do not fit (the message says how).
+    Groups(String),
+    NoServers,
+    /// `root` is not an absolute node path.
+    BadRoot(String),
+    NoSteps,
+    /// Timing, aimed faults, pins or parents that do not fit (the message
+    /// names the field: `faults.aim.…`, `pin`, `parent`, `ensemble.…`).
+    Faults(String),
+}
+
+impl std::fmt::Display for Invalid {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Invalid::UnknownRecipe { name, known } => write!(
+                f,
+                "unknown recipe `{name}`; known recipes: {}",
+                known.join(", ")
+            ),
+            Invalid::NoClients => write!(f, "`clients` must be at least 1"),
+            Invalid::Groups(message) => write!(f, "{message}"),
+            Invalid::NoServers => write!(f, "`ensemble.servers` must be at least 1"),
+            Invalid::BadRoot(root) => write!(
+                f,
+                "`root` must be an absolute node path like `/lock`, not `{root}`"
+            ),
+            Invalid::NoSteps => write!(f, "`explore.max_steps` must be at least 1"),
+            Invalid::Faults(message) => write!(f, "{message}"),
+        }
+    }
+}
+
+impl std::error::Error for Invalid {}
+
 /// Every registered recipe name, comma-separated (for error messages).
 pub fn known_recipes() -> String {
     AnyRecipe::names().join(", ")
@@ -420,6 +465,7 @@ pub fn property_name(p: Property) -> &'static str {
         Property::Election => "election",
         Property::AcquiredOnlyWhenAsked => "asked",
         Property::Owner => "owner",
+        Property::Always(name) => name,
     }
 }
 

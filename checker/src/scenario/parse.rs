@@ -14,7 +14,9 @@ use zksim::{FaultBudget, Tick};
 use crate::aim::{Aims, Role, Target, ROLES};
 
 use super::groups::{self, ClientGroup};
-use super::{property_by_name, property_name, Ensemble, ExploreDefaults, Scenario, ALL_PROPERTIES};
+use super::{
+    property_by_name, property_name, Ensemble, ExploreDefaults, Invalid, Scenario, ALL_PROPERTIES,
+};
 
 /// Why a scenario could not be loaded.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -438,57 +440,64 @@ pub(super) fn from_str<C: RecipeSet>(
         hard,
         report,
         explore: doc.explore,
-        recipes: std::marker::PhantomData,
+        always: Vec::new(),
     };
     // Point at the field when we know which one is wrong.
-    scenario.validate().map_err(|message| {
-        let span = if message.contains("`clients`") {
-            Some(doc.clients.span())
-        } else if message.contains("`root`") {
-            Some(doc.root.span())
-        } else if let Some(kind) = message
-            .strip_prefix("`faults.aim.")
-            .and_then(|m| m.split('`').next())
-        {
-            let aim = &doc.faults.get_ref().aim;
-            let spanned = match kind {
-                "connection_drops" => &aim.connection_drops,
-                "expiries" => &aim.expiries,
-                "kills" => &aim.kills,
-                "pauses" => &aim.pauses,
-                "crashes" => &aim.crashes,
-                _ => &aim.partitions,
-            };
-            spanned
-                .as_ref()
-                .map(|v| v.span())
-                .or(Some(doc.faults.span()))
-        } else if message.contains("`pin`") {
-            let bad = doc.pin.iter().find(|p| {
-                let p = p.get_ref();
-                message.contains(&format!("client {} ", p.client))
-                    || message.contains(&format!("server {} ", p.server))
-            });
-            bad.or(doc.pin.last()).map(|p| p.span())
-        } else if message.contains("`parent`") {
-            let bad = doc
-                .parent
-                .iter()
-                .find(|p| message.contains(&format!("`{}`", p.get_ref().path)));
-            bad.map(|p| p.span())
-        } else if message.contains("`faults.") {
-            Some(doc.faults.span())
-        } else if message.contains("`ensemble.") {
-            Some(doc.ensemble.span())
-        } else {
-            None
+    scenario.validate().map_err(|invalid| {
+        let span = match &invalid {
+            Invalid::NoClients | Invalid::Groups(_) => Some(doc.clients.span()),
+            Invalid::BadRoot(_) => Some(doc.root.span()),
+            Invalid::Faults(message) => fault_span(&doc, message),
+            _ => None,
         };
-        at(span, message)
+        at(span, invalid.to_string())
     })?;
     Ok(scenario)
 }
 
-pub(super) fn to_canonical<C>(s: &Scenario<C>) -> String {
+/// Where in the file a timing/aim/pin/parent error points: found from the
+/// field its message names.
+fn fault_span(doc: &Doc, message: &str) -> Option<std::ops::Range<usize>> {
+    if let Some(kind) = message
+        .strip_prefix("`faults.aim.")
+        .and_then(|m| m.split('`').next())
+    {
+        let aim = &doc.faults.get_ref().aim;
+        let spanned = match kind {
+            "connection_drops" => &aim.connection_drops,
+            "expiries" => &aim.expiries,
+            "kills" => &aim.kills,
+            "pauses" => &aim.pauses,
+            "crashes" => &aim.crashes,
+            _ => &aim.partitions,
+        };
+        spanned
+            .as_ref()
+            .map(|v| v.span())
+            .or(Some(doc.faults.span()))
+    } else if message.contains("`pin`") {
+        let bad = doc.pin.iter().find(|p| {
+            let p = p.get_ref();
+            message.contains(&format!("client {} ", p.client))
+                || message.contains(&format!("server {} ", p.server))
+        });
+        bad.or(doc.pin.last()).map(|p| p.span())
+    } else if message.contains("`parent`") {
+        let bad = doc
+            .parent
+            .iter()
+            .find(|p| message.contains(&format!("`{}`", p.get_ref().path)));
+        bad.map(|p| p.span())
+    } else if message.contains("`faults.") {
+        Some(doc.faults.span())
+    } else if message.contains("`ensemble.") {
+        Some(doc.ensemble.span())
+    } else {
+        None
+    }
+}
+
+pub(super) fn to_canonical<C: zksim::Client>(s: &Scenario<C>) -> String {
     let spanned = |v: &str| Spanned::new(0..0, v.to_string());
     let (recipe, clients) = if s.groups.is_empty() {
         (Some(spanned(&s.recipe)), ClientsDoc::Count(s.clients))

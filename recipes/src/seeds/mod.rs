@@ -19,8 +19,8 @@
 //!
 //! Session ids are `0x0100_0000_0000_0000 + n` in the simulator, so client 0
 //! has the string-smallest session id. "measured" = `tests/seeds_world.rs`
-//! (3 clients, 2 rounds, seeded random schedules) on a trial merge with the
-//! `sim-world` branch.
+//! (3 clients, 2 rounds, seeded random schedules); `docs/VERDICTS.md` has
+//! the checker's current verdicts and figures.
 //!
 //! | port | breaks | shortest exposing scenario |
 //! |---|---|---|
