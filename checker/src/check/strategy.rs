@@ -24,14 +24,16 @@ pub fn fault_budgets(most: FaultBudget) -> impl Strategy<Value = FaultBudget> {
         0..=most.pauses,
         0..=most.crashes,
         0..=most.partitions,
+        0..=most.kills,
     )
         .prop_map(
-            |(connection_drops, expiries, pauses, crashes, partitions)| FaultBudget {
+            |(connection_drops, expiries, pauses, crashes, partitions, kills)| FaultBudget {
                 connection_drops,
                 expiries,
                 pauses,
                 crashes,
                 partitions,
+                kills,
             },
         )
 }

@@ -447,7 +447,7 @@ pub(super) fn from_str<C: RecipeSet>(
         let span = match &invalid {
             Invalid::NoClients | Invalid::Groups(_) => Some(doc.clients.span()),
             Invalid::BadRoot(_) => Some(doc.root.span()),
-            Invalid::Faults(message) => fault_span(&doc, message),
+            Invalid::Faults(message) => fault_span(&doc.faults, &doc.pin, &doc.parent, &doc.ensemble, message),
             _ => None,
         };
         at(span, invalid.to_string())
@@ -457,12 +457,18 @@ pub(super) fn from_str<C: RecipeSet>(
 
 /// Where in the file a timing/aim/pin/parent error points: found from the
 /// field its message names.
-fn fault_span(doc: &Doc, message: &str) -> Option<std::ops::Range<usize>> {
+fn fault_span(
+    faults: &Spanned<FaultsDoc>,
+    pin: &[Spanned<PinDoc>],
+    parent: &[Spanned<ParentDoc>],
+    ensemble: &Spanned<Ensemble>,
+    message: &str,
+) -> Option<std::ops::Range<usize>> {
     if let Some(kind) = message
         .strip_prefix("`faults.aim.")
         .and_then(|m| m.split('`').next())
     {
-        let aim = &doc.faults.get_ref().aim;
+        let aim = &faults.get_ref().aim;
         let spanned = match kind {
             "connection_drops" => &aim.connection_drops,
             "expiries" => &aim.expiries,
@@ -474,24 +480,23 @@ fn fault_span(doc: &Doc, message: &str) -> Option<std::ops::Range<usize>> {
         spanned
             .as_ref()
             .map(|v| v.span())
-            .or(Some(doc.faults.span()))
+            .or(Some(faults.span()))
     } else if message.contains("`pin`") {
-        let bad = doc.pin.iter().find(|p| {
+        let bad = pin.iter().find(|p| {
             let p = p.get_ref();
             message.contains(&format!("client {} ", p.client))
                 || message.contains(&format!("server {} ", p.server))
         });
-        bad.or(doc.pin.last()).map(|p| p.span())
+        bad.or(pin.last()).map(|p| p.span())
     } else if message.contains("`parent`") {
-        let bad = doc
-            .parent
+        let bad = parent
             .iter()
             .find(|p| message.contains(&format!("`{}`", p.get_ref().path)));
         bad.map(|p| p.span())
     } else if message.contains("`faults.") {
-        Some(doc.faults.span())
+        Some(faults.span())
     } else if message.contains("`ensemble.") {
-        Some(doc.ensemble.span())
+        Some(ensemble.span())
     } else {
         None
     }
