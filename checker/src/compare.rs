@@ -94,7 +94,7 @@ pub fn compare_with(
     for recipe in &config.recipes {
         for &clients in &config.clients {
             let s = scenario(recipe, clients, config.faults);
-            s.validate()?;
+            s.validate().map_err(|e| e.to_string())?;
             cells.push((recipe.clone(), clients, s));
         }
     }

@@ -1,7 +1,8 @@
 //! zkcheck: explore schedules of a recipe's clients on the simulated
 //! ensemble and judge them with property monitors.
 //!
-//! - [`scenario`]: what to run (recipe, clients, ensemble, faults, checks).
+//! - [`scenario`]: what to run (recipe, clients, ensemble, faults, checks);
+//!   [`aim`]: faults aimed at a client or a role.
 //! - [`model`]: the explored state, world + monitors.
 //! - [`run`]: one run driven by a [`run::Chooser`]; [`run::run_random`].
 //! - [`explore`]: strategies (random, PCT, BFS/DFS) behind one trait, and replay.
@@ -9,9 +10,13 @@
 //!   replayable counterexample.
 //! - [`cli`]: the `zkcheck` command.
 
+pub mod aim;
+pub mod check;
 pub mod cli;
 pub mod compare;
+pub mod counterexample;
 pub mod explore;
+pub mod invariant;
 pub mod limits;
 pub mod model;
 pub mod monitor;

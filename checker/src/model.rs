@@ -5,11 +5,15 @@
 //! wasted wakeup) are not merged by visited-state dedup.
 
 use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 
 use zkrecipes::{AnyRecipe, AppEvent, RecipeSet};
 use zksim::{Event, Happening, World};
 
+use crate::aim::{Aims, Roles};
+use crate::invariant::Invariant;
 use crate::monitor::set::MonitorSet;
+use crate::monitor::view::Measured;
 use crate::monitor::{Property, Sim, Violation};
 use crate::scenario::Scenario;
 
@@ -19,6 +23,13 @@ use crate::scenario::Scenario;
 pub struct Model<C: RecipeSet = AnyRecipe> {
     pub world: Sim<C>,
     pub monitors: MonitorSet,
+    /// Which client (or role) each fault kind may strike.
+    pub aims: Aims,
+    /// The roles clients play, kept only when some fault is aimed at a
+    /// role (otherwise it stays empty and adds nothing to the state).
+    pub roles: Roles,
+    /// The scenario's invariants: stateless, so not part of the identity.
+    invariants: Measured<Arc<[Invariant<C>]>>,
 }
 
 impl<C: RecipeSet> Model<C> {
@@ -49,12 +60,36 @@ impl<C: RecipeSet> Model<C> {
             &scenario.report,
         );
         monitors.start(&world, start);
-        Model { world, monitors }
+        let aims = scenario.aims;
+        let mut roles = Roles::default();
+        if !aims.is_empty() {
+            roles = Roles::new(scenario.clients);
+            roles.observe(start);
+        }
+        Model {
+            world,
+            monitors,
+            aims,
+            roles,
+            invariants: Measured(scenario.always.iter().copied().collect()),
+        }
     }
 
-    /// Append the enabled events, in the world's deterministic order.
+    /// Append the enabled events, in the world's deterministic order,
+    /// leaving out faults the scenario's aims do not allow now.
     pub fn enabled(&self, out: &mut Vec<Event>) {
+        let from = out.len();
         self.world.enabled(out);
+        if !self.aims.is_empty() {
+            let mut i = from;
+            while i < out.len() {
+                if self.aims.allows(&out[i], &self.roles, &self.world) {
+                    i += 1;
+                } else {
+                    out.remove(i);
+                }
+            }
+        }
     }
 
     /// Apply one enabled event and let the monitors judge it. `log` is
@@ -71,7 +106,11 @@ impl<C: RecipeSet> Model<C> {
         log.clear();
         crate::panics::catch(|| {
             self.world.step(event, log);
-            self.monitors.observe(&self.world, log)
+            if !self.aims.is_empty() {
+                self.roles.observe(log);
+            }
+            self.monitors.observe(&self.world, log)?;
+            self.judge_invariants()
         })
         .unwrap_or_else(|caught| {
             Err(Violation {
@@ -86,7 +125,15 @@ impl<C: RecipeSet> Model<C> {
 
     /// The run is over: judge end-of-run properties.
     pub fn finish(&mut self) -> Result<(), Violation> {
-        self.monitors.finish(&self.world)
+        self.monitors.finish(&self.world)?;
+        self.judge_invariants()
+    }
+
+    fn judge_invariants(&self) -> Result<(), Violation> {
+        self.invariants
+            .0
+            .iter()
+            .try_for_each(|i| i.judge(&self.world))
     }
 
     /// Whether nothing more will happen by itself (the run may stop here).
@@ -99,6 +146,7 @@ impl<C: RecipeSet> Model<C> {
         let mut h = Fnv64::default();
         self.world.fingerprint().hash(&mut h);
         self.monitors.hash(&mut h);
+        self.roles.hash(&mut h);
         h.finish()
     }
 }

@@ -110,8 +110,8 @@ pub fn markdown(config: &CompareConfig, rows: &[Row]) -> String {
     );
     out.push_str(
         "A *wakeup* is a node-watch event delivered to a client waiting for the lock; it belongs \
-         to the release whose deleted node it reports (see `checker/src/monitor/herd.rs` for the \
-         exact rule). *Requests* are every operation a client sent. Latency is simulated ticks \
+         to the release that deleted exactly the node the client was watching (the czxid it last \
+         saw at that path; `recipes/src/wakeups.rs` has the exact rules). *Requests* are every operation a client sent. Latency is simulated ticks \
          from `Requested` to `Acquired`.\n\n",
     );
     out.push_str(&crate::compare::table(rows));
@@ -132,7 +132,7 @@ pub fn markdown(config: &CompareConfig, rows: &[Row]) -> String {
          wins), so FIFO is vacuous for it and its FIFO column is 0 by definition. Wasted wakeups \
          are wakeups not followed by the woken client acquiring before any further wakeup. \
          `zkrecipes::figures::LockFigures` (the real-server example) counts wakeups, wasted \
-         wakeups and requests by the same rules; a test checks both agree on the same history.\n",
+         wakeups and requests with the same code (`zkrecipes::wakeups::WakeupLedger`).\n",
     );
     out
 }

@@ -34,7 +34,7 @@ pub struct Shrunk {
     pub attempts: usize,
 }
 
-struct Shrinker<'a, C> {
+struct Shrinker<'a, C: RecipeSet> {
     scenario: &'a Scenario<C>,
     property: Property,
     attempts: usize,

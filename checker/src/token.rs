@@ -32,7 +32,7 @@ const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx
 /// recipe *type* is not in the token: the scenario names its recipe, and
 /// decoding for a type `C` ([`Token::decode_as`]) checks that `C` has it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Token<C = AnyRecipe> {
+pub struct Token<C: zksim::Client = AnyRecipe> {
     pub scenario: Scenario<C>,
     pub indices: Vec<u32>,
 }

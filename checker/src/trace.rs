@@ -338,10 +338,13 @@ pub fn event_words(event: &Event) -> String {
 fn fault_words(f: &Fault) -> String {
     match f {
         Fault::DropConnection { client } => format!("connection of c{client} drops"),
-        Fault::ExpireSession { client } => format!("session of c{client} expires"),
+        Fault::ExpireSession { client } => {
+            format!("c{client} is cut off from every server until its session expires")
+        }
+        Fault::KillSession { client } => format!("the ensemble kills the session of c{client}"),
         Fault::Pause { client } => format!("c{client} pauses"),
         Fault::Crash { client } => format!("c{client} crashes"),
-        Fault::Partition { server } => format!("s{server} is partitioned"),
+        Fault::Partition { server } => format!("s{server} is cut off from the leader"),
         Fault::Heal { server } => format!("s{server} heals"),
     }
 }

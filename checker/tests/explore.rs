@@ -66,25 +66,27 @@ fn sequential_lock_passes_random_and_pct_schedules_with_faults() {
     assert!(p.failure.is_none(), "{:?}", p.failure);
 }
 
-/// Without expiries (connection loss and short pauses only) belief-level
-/// exclusion holds too; with an expiry it cannot, for any recipe: the
-/// leader frees the lock before the holder hears its session is gone.
+/// Expiry as ZooKeeper does it (silence: the holder hears `Disconnected`
+/// at its read timeout, before the leader expires it) leaves a correct
+/// recipe's belief-level exclusion intact; a kill — the ensemble ending a
+/// session whose client is connected and pinging — breaks it for any
+/// recipe, which is what the fenced check is for.
 #[test]
-fn belief_mutex_holds_without_expiries_and_breaks_with_them() {
-    let mut scenario = scenario_file("lock-sequential-faults.toml");
-    scenario.hard.push(Property::MutualExclusion);
-    let mut no_expiry = scenario.clone();
-    no_expiry.faults.expiries = 0;
-    let r = random(&no_expiry, 300);
-    assert!(r.failure.is_none(), "{:?}", r.failure);
-    let r = random(&scenario, 3000);
-    let failure = r.failure.expect("an expiry opens a two-holder window");
+fn belief_mutex_holds_under_expiry_by_silence_and_breaks_under_kills() {
+    let scenario = scenario_file("lock-sequential-faults.toml");
+    assert!(scenario.hard.contains(&Property::MutualExclusion));
+    assert!(scenario.faults.expiries > 0 && scenario.faults.kills == 0);
+    let mut kills = scenario.clone();
+    kills.faults.kills = 1;
+    kills.faults.expiries = 0;
+    let r = random(&kills, 3000);
+    let failure = r.failure.expect("a kill opens a two-holder window");
     assert_eq!(failure.violation.property, Property::MutualExclusion);
     assert!(failure
         .schedule
         .events
         .iter()
-        .any(|e| matches!(e, zksim::Event::Fault(zksim::Fault::ExpireSession { .. }))));
+        .any(|e| matches!(e, zksim::Event::Fault(zksim::Fault::KillSession { .. }))));
 }
 
 #[test]
@@ -159,29 +161,58 @@ fn every_broken_variant_is_caught_and_the_reference_is_not() {
     }
 }
 
-/// Ignoring `Expired` cannot be told from the unavoidable expiry window by
-/// one run (both show two believers), but by how often: the reference only
-/// overlaps when the next waiter acquires before `Expired` reaches the old
-/// holder; the flawed recipe also overlaps after it.
+/// An expiry by silence, and a holder that holds longer than the session
+/// timeout (T = 4: read timeout 3, expiry 5 ticks after the cut; held 6):
+/// a holder that ignores `Disconnected` still believes when the leader
+/// frees its node. (A holder that lets go within T never overlaps, whatever
+/// it ignores.)
+fn w5_faults(s: &mut Scenario) {
+    s.faults.expiries = 1;
+    s.ensemble.session_timeout = 4;
+    s.workload.hold_ticks = 6;
+}
+
+/// W5 both ways, in the same scenario: with expiry by silence the
+/// reference lock keeps belief `mutex` (it gives the lock up on
+/// `Disconnected`), the lock that ignores `Disconnected`/`Expired` is
+/// caught on `mutex`, shrunk, and replayed by its token.
 #[test]
-fn ignoring_session_events_overlaps_far_more_often_than_the_reference() {
-    let overlapping_runs = |recipe: &str| {
-        let mut s = lock(recipe, |s| s.faults.expiries = 1, &[]);
-        s.report = vec![Property::MutualExclusion];
-        let r = random(&s, 1000);
-        assert!(r.failure.is_none());
-        r.figures
-            .violations
-            .get(&Property::MutualExclusion)
-            .copied()
-            .unwrap_or(0)
-    };
-    let flawed = overlapping_runs("sequential-ignore-session");
-    let reference = overlapping_runs("sequential");
-    assert!(
-        flawed >= 10 && flawed >= 3 * reference,
-        "flawed {flawed}, reference {reference}"
+fn ignoring_session_events_is_caught_under_expiries_and_the_reference_passes() {
+    let flawed = lock(
+        "sequential-ignore-session",
+        w5_faults,
+        &[Property::MutualExclusion],
     );
+    let mut reference = flawed.clone();
+    reference.recipe = "sequential".into();
+    let ok = random(&reference, 2000);
+    assert!(ok.failure.is_none(), "{:?}", ok.failure);
+    assert_eq!(ok.schedules, 2000);
+
+    let failure = random(&flawed, 2000)
+        .failure
+        .expect("ignoring Disconnected/Expired is caught");
+    assert_eq!(failure.violation.property, Property::MutualExclusion);
+    assert!(failure
+        .schedule
+        .events
+        .iter()
+        .any(|e| matches!(e, zksim::Event::Fault(zksim::Fault::ExpireSession { .. }))));
+    let shrunk = shrink(&flawed, &failure.schedule, &failure.violation);
+    assert_eq!(shrunk.violation.property, Property::MutualExclusion);
+    assert!(shrunk.schedule.len() <= failure.schedule.len());
+    let token = zkcheck::token::Token::new(
+        flawed.clone(),
+        shrunk
+            .schedule
+            .to_indices(&flawed)
+            .expect("replays strictly"),
+    )
+    .encode();
+    let decoded = zkcheck::token::Token::decode(&token).expect("the token decodes");
+    let replayed = zkcheck::explore::replay::replay(&decoded.scenario, &decoded.indices)
+        .expect("the token's schedule replays");
+    assert_eq!(replayed.run.violation.as_ref(), Some(&shrunk.violation));
 }
 
 #[test]
@@ -247,9 +278,11 @@ fn bfs_of_the_small_scenario_completes() {
 
 #[test]
 fn bfs_finds_a_shortest_counterexample() {
+    // A kill: the shortest way to a stale holder (an expiry by silence
+    // needs a full session timeout of ticks).
     let mut scenario = lock(
         "sequential-ignore-session",
-        |s| s.faults.expiries = 1,
+        |s| s.faults.kills = 1,
         &[Property::MutualExclusion],
     );
     scenario.clients = 2;
@@ -264,7 +297,7 @@ fn bfs_finds_a_shortest_counterexample() {
     });
     let bfs_failure = bfs.failure.expect("BFS finds the stale holder");
     assert_eq!(bfs_failure.violation.property, Property::MutualExclusion);
-    assert!(bfs_failure.schedule.faults() == 1, "the expiry is needed");
+    assert!(bfs_failure.schedule.faults() == 1, "the kill is needed");
     // Nothing shorter fails: shrinking the BFS schedule cannot remove a step,
     // and a shrunk random counterexample is never shorter.
     let again = shrink(&scenario, &bfs_failure.schedule, &bfs_failure.violation);
@@ -285,7 +318,7 @@ fn shrinking_keeps_the_property_and_never_grows() {
     let scenario = lock(
         "sequential-ignore-session",
         |s| {
-            s.faults.expiries = 1;
+            w5_faults(s);
             s.faults.connection_drops = 1;
         },
         &[Property::MutualExclusion],
@@ -323,4 +356,66 @@ fn removable_steps(scenario: &Scenario, s: &Schedule, v: &zkcheck::monitor::Viol
             run.violation.is_some_and(|w| w.property == v.property)
         })
         .count()
+}
+
+/// `[faults.aim] expiries = "holder"`: the model offers an expiry only
+/// against a client that believes it holds the lock at that moment (judged
+/// independently here from the clients' own events), and the aimed
+/// scenario still catches the session-blind lock.
+#[test]
+fn an_expiry_aimed_at_the_holder_only_ever_strikes_a_holder() {
+    use rand::{RngExt, SeedableRng};
+    use zkcheck::aim::{Role, Target};
+    use zkrecipes::AppEvent;
+    use zksim::{Event, Fault, Happening};
+
+    let mut s = lock(
+        "sequential-ignore-session",
+        w5_faults,
+        &[Property::MutualExclusion],
+    );
+    s.aims.expiries = Some(Target::Role(Role::Holder));
+    s.validate().unwrap();
+    let mut offered = 0;
+    for seed in 0..40 {
+        let mut model = zkcheck::model::Model::new(&s);
+        let mut holding = vec![false; s.clients];
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let (mut enabled, mut log) = (Vec::new(), Vec::new());
+        for _ in 0..3000 {
+            enabled.clear();
+            model.enabled(&mut enabled);
+            if enabled.is_empty() {
+                break;
+            }
+            for e in &enabled {
+                if let Event::Fault(Fault::ExpireSession { client }) = e {
+                    assert!(
+                        holding[*client],
+                        "seed {seed}: expiry offered against c{client}"
+                    );
+                    offered += 1;
+                }
+            }
+            let event = enabled[rng.random_range(0..enabled.len())].clone();
+            let verdict = model.step(&event, &mut log);
+            for h in &log {
+                if let Happening::App { client, event } = h {
+                    match event {
+                        AppEvent::Acquired { .. } => holding[*client] = true,
+                        AppEvent::Released | AppEvent::LostLock => holding[*client] = false,
+                        _ => {}
+                    }
+                }
+            }
+            if verdict.is_err() {
+                break;
+            }
+        }
+    }
+    assert!(offered > 0, "the aimed expiry was never offered");
+    let failure = random(&s, 1000)
+        .failure
+        .expect("the aimed expiry catches the session-blind lock");
+    assert_eq!(failure.violation.property, Property::MutualExclusion);
 }

@@ -46,7 +46,10 @@ fn a_recipe_type_declares_its_family_and_name() {
     // A typed scenario knows only its own recipe.
     let mut wrong = s.clone();
     wrong.recipe = "naive".into();
-    assert!(wrong.validate().unwrap_err().contains("unknown recipe"));
+    assert!(matches!(
+        wrong.validate(),
+        Err(zkcheck::scenario::Invalid::UnknownRecipe { .. })
+    ));
 }
 
 #[test]

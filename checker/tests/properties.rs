@@ -14,10 +14,10 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
+use zkcheck::check::Check;
 use zkcheck::explore::replay::replay;
 use zkcheck::monitor::Property;
-use zkcheck::run::run_random;
-use zkcheck::scenario::Scenario;
+use zkcheck::scenario::{property_name, Scenario};
 use zkcheck::token::Token;
 use zksim::FaultBudget;
 
@@ -55,50 +55,52 @@ fn plans() -> impl Strategy<Value = Plan> {
         )
 }
 
-/// A two-round scenario of `recipe` under `plan`'s faults.
+/// A two-round scenario of `recipe` under `plan`'s faults, belief-level
+/// `mutex` hard with fenced exclusion, liveness and leaks.
 ///
-/// Belief-level `mutex` is hard only without expiries: the leader may expire
-/// a session whose client still believes, and no recipe can prevent that
-/// (fenced exclusion is what must hold then; see `docs/SCENARIOS.md`).
-/// Pauses stay shorter than the session timeout for the same reason.
+/// Every fault here is one a correct recipe survives with its beliefs
+/// intact (`docs/SCENARIOS.md`, "Which faults break belief exclusion"):
+/// expiry by silence (the client hears `Disconnected` at its read timeout,
+/// before the leader's expiry), partitions with `sync_limit` (5) below the
+/// session timeout (20), and pauses of 6 ticks — short enough that even a
+/// pause covering the moment a cut-off client's read timeout would fire
+/// ends before the leader expires it (6 ≤ T − ⌈2T/3⌉ + 1 = 7), and that a
+/// pause and a partition together stay below T (6 + 5 ≤ 20).
 fn scenario(recipe: &str, plan: &Plan) -> Scenario {
     let mut s = Scenario::lock(recipe, plan.clients);
     s.workload.rounds = 2;
-    s.ensemble.pause_ticks = s.ensemble.session_timeout / 2;
+    s.ensemble.pause_ticks = 6;
+    s.ensemble.sync_limit = 5;
     s.faults = FaultBudget {
         connection_drops: plan.drops,
         expiries: plan.expiries,
         pauses: plan.pauses,
         crashes: 0,
         partitions: plan.partitions,
+        kills: 0,
     };
     s.hard = vec![
+        Property::MutualExclusion,
         Property::FencedExclusion,
         Property::Liveness,
         Property::NoLeaks,
     ];
-    if plan.expiries == 0 {
-        s.hard.push(Property::MutualExclusion);
-    }
     s.report = vec![];
     s
 }
 
-/// `Ok`, or what broke with the token that replays it.
+/// `Ok`, or the counterexample as the CLI prints it: what broke, the
+/// shrunk trace and the token that replays it.
 fn judge(s: &Scenario, seed: u64) -> Result<(), String> {
-    let outcome = run_random(s, seed);
-    let Some(v) = outcome.violation else {
-        return Ok(());
-    };
-    let token = outcome
-        .schedule
-        .to_indices(s)
-        .map(|indices| Token::new(s.clone(), indices).encode())
-        .unwrap_or_else(|| "<schedule does not replay>".to_string());
-    Err(format!(
-        "{:?} broke (seed {seed}): {}\nreplay: {token}",
-        v.property, v.explanation
-    ))
+    let verdict = Check::from_scenario(s.clone())
+        .seed(seed)
+        .random(1)
+        .jobs(1)
+        .run();
+    match verdict.counterexample {
+        None => Ok(()),
+        Some(c) => Err(c.to_string()),
+    }
 }
 
 fn config() -> ProptestConfig {
@@ -148,7 +150,7 @@ fn the_harness_catches_a_broken_recipe_with_a_replayable_token() {
         .find_map(|seed| judge(&s, seed).err())
         .expect("string-sorting lock must break a hard property within 1000 seeds");
     assert!(
-        failure.contains("MutualExclusion") || failure.contains("Liveness"),
+        failure.starts_with("VIOLATION of mutex") || failure.starts_with("VIOLATION of liveness"),
         "{failure}"
     );
     let token = failure.rsplit("replay: ").next().unwrap().trim();
@@ -160,7 +162,7 @@ fn the_harness_catches_a_broken_recipe_with_a_replayable_token() {
         .violation
         .expect("the replay breaks the same way");
     assert!(
-        failure.contains(&format!("{:?} broke", again.property)),
+        failure.starts_with(&format!("VIOLATION of {}", property_name(again.property))),
         "{failure}"
     );
     assert!(failure.contains(&again.explanation), "{failure}");

@@ -377,7 +377,7 @@ fn list_names_each_seed_port_with_its_seed_and_each_has_a_verdict() {
         .iter()
         .filter(|r| r.origin.starts_with("seed"))
         .collect();
-    assert_eq!(seeds.len(), 9, "the nine seed ports are registered");
+    assert_eq!(seeds.len(), 11, "the eleven seed ports are registered");
     for r in seeds {
         let number = r.name.get(4..7).expect("seed names start with seedNNN");
         assert_eq!(r.origin, format!("seed {number}"), "{}", r.name);
@@ -392,4 +392,28 @@ fn list_names_each_seed_port_with_its_seed_and_each_has_a_verdict() {
             r.name
         );
     }
+}
+
+/// `seed001-ouyang-lock-keep` (the program keeps its session): Liveness is violated.
+#[test]
+fn ouyang_lock_keep_faults_liveness_violated() {
+    assert_violated("ouyang-lock-keep-faults.toml", Liveness);
+}
+
+/// `seed002-writelock`: AcquiredOnlyWhenAsked is violated.
+#[test]
+fn writelock_asked_acquired_only_when_asked_violated() {
+    assert_violated("writelock-asked.toml", AcquiredOnlyWhenAsked);
+}
+
+/// `seed002-queue-retry` (the programs retry): QueueSafety is violated.
+#[test]
+fn queue_retry_drop_queue_safety_violated() {
+    assert_violated("queue-retry-drop.toml", QueueSafety);
+}
+
+/// `seed004-zklock`: MutualExclusion is violated with connection drops only.
+#[test]
+fn zklock_drop_mutual_exclusion_violated() {
+    assert_violated("zklock-drop.toml", MutualExclusion);
 }

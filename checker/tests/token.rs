@@ -48,7 +48,10 @@ fn scenario() -> impl Strategy<Value = Scenario> {
             s.faults.expiries = faults.1;
             s.faults.pauses = faults.2;
             s.faults.crashes = faults.3;
-            s.faults.partitions = faults.4;
+            // A partition needs a follower (validation refuses it otherwise).
+            s.faults.partitions = if s.ensemble.servers > 1 { faults.4 } else { 0 };
+            s.faults.kills = faults.0 % 3;
+            s.ensemble.sync_limit = 1 + ens.1 % 30;
             let family = s.family();
             let fits: Vec<_> = ALL_PROPERTIES
                 .iter()

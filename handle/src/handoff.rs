@@ -27,7 +27,8 @@
 //! * a grant nobody is waiting for any more (the caller timed out or dropped
 //!   its request, or the recipe retried by itself after a session loss) goes
 //!   to the next waiting caller, or is released at once — so a cancelled
-//!   acquire leaves no node behind;
+//!   acquire leaves no node behind; while a lost guard is alive, every grant
+//!   is released at once (nobody here may use it, others must not wait);
 //! * a normal release always goes back to ZooKeeper before the next caller
 //!   asks (fair to the other processes in line);
 //! * when the recipe gives up (session trouble while waiting) every waiting
@@ -129,6 +130,13 @@ impl<G: Clone> State<G> {
             }
         }
         match &self.recipe {
+            // The recipe got the lock again by itself (a retry after the
+            // loss) while the lost guard is still alive: nobody here may
+            // use it yet, and keeping it would block the other sessions.
+            Recipe::Holding(_) if self.lost => {
+                self.commands.push_back(Command::Release);
+                self.recipe = Recipe::Idle;
+            }
             Recipe::Holding(grant) if self.guard.is_none() => match self.queue.pop_front() {
                 // Nobody asked for this grant any more, but someone waits.
                 Some(next) => {

@@ -104,3 +104,41 @@ fn unknown_and_non_lock_recipes_are_refused() {
     assert!(LockHandle::connect("127.0.0.1:1", "no-such-recipe", "/x").is_err());
     assert!(LockHandle::connect("127.0.0.1:1", "seed002-queue", "/x").is_err());
 }
+
+#[test]
+fn a_broken_connection_marks_the_guard_lost() {
+    use std::net::{Ipv4Addr, SocketAddr};
+    use std::time::Instant;
+    use zkrecipes::real::{DriveConfig, FaultProxy};
+
+    let Some(server) = require_server() else {
+        return;
+    };
+    let root = fresh_root("lost");
+    let proxy = FaultProxy::start(SocketAddr::from((Ipv4Addr::LOCALHOST, server.port()))).unwrap();
+    let holder = LockHandle::connect_with(
+        DriveConfig::new(proxy.connect_string()),
+        "sequential",
+        &root,
+    )
+    .unwrap();
+    let other = LockHandle::connect(&server.connect_string(), "sequential", &root).unwrap();
+
+    let guard = holder.acquire().unwrap();
+    assert!(!guard.is_lost());
+    proxy.drop_connections();
+    let start = Instant::now();
+    while !guard.is_lost() && start.elapsed() < Duration::from_secs(15) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        guard.is_lost(),
+        "Disconnected while holding must mark the guard lost"
+    );
+    // The recipe let go of its node when the session came back; the other
+    // session can take the lock even while the lost guard is still alive.
+    assert!(other.acquire_timeout(Duration::from_secs(20)).is_ok());
+    drop(guard);
+    // And the holder's handle works again.
+    assert!(holder.acquire_timeout(Duration::from_secs(20)).is_ok());
+}

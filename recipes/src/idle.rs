@@ -1,5 +1,6 @@
 //! A client that does nothing: finishes at once. Useful to test the checker's
-//! plumbing and as the smallest example of a [`Recipe`](crate::Recipe).
+//! plumbing and as the smallest example of a [`Recipe`] (see also
+//! `examples/own-recipe/` for one written outside this crate).
 
 use zksim::{Client, Cx, OpId, Reply, SessionEvent, WatchedEvent};
 

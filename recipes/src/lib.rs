@@ -16,6 +16,7 @@ pub mod real;
 pub mod registry;
 pub mod seeds;
 pub mod testkit;
+pub mod wakeups;
 pub mod workload;
 
 pub use event::AppEvent;

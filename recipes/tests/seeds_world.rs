@@ -136,6 +136,7 @@ const NO_FAULTS: FaultBudget = FaultBudget {
     pauses: 0,
     crashes: 0,
     partitions: 0,
+    kills: 0,
 };
 const DROPS: FaultBudget = FaultBudget {
     connection_drops: 2,

@@ -22,6 +22,7 @@ pub fn config() -> Config {
         servers: 3,
         session_timeout: 10,
         pause_ticks: 8,
+        sync_limit: 3,
         max_time: 60,
         faults: FaultBudget {
             connection_drops: 2,
@@ -29,7 +30,10 @@ pub fn config() -> Config {
             pauses: 1,
             crashes: 1,
             partitions: 1,
+            kills: 1,
         },
+        pins: Vec::new(),
+        parents: Vec::new(),
     }
 }
 

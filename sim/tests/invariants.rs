@@ -105,6 +105,7 @@ fn config() -> impl Strategy<Value = Config> {
         0u32..2,
         0u32..2,
         0u32..2,
+        (0u32..2, 1u64..25),
     )
         .prop_map(
             |(
@@ -116,10 +117,12 @@ fn config() -> impl Strategy<Value = Config> {
                 pauses,
                 crashes,
                 partitions,
+                (kills, sync_limit),
             )| Config {
                 servers,
                 session_timeout,
                 pause_ticks,
+                sync_limit,
                 max_time: 60,
                 faults: FaultBudget {
                     connection_drops: drops,
@@ -127,7 +130,9 @@ fn config() -> impl Strategy<Value = Config> {
                     pauses,
                     crashes,
                     partitions,
+                    kills,
                 },
+                ..Config::default()
             },
         )
 }
@@ -327,6 +332,44 @@ fn choose(enabled: &[Event], choice: u32) -> Event {
     }
 }
 
+/// The leader expires a session only behind a client that already knows
+/// it is disconnected: never one that runs, hears its server and still
+/// believes (its last session event is `SyncConnected`, or none yet).
+/// Kills, pauses and partitions are the faults that open that window, and
+/// the clients they touch are left out (see `docs/ZK-SEMANTICS.md` S21a).
+fn no_expiry_behind_a_believing_client(
+    sim: &Sim,
+    heard: &[(usize, zksim::SessionId)],
+    log: &[Happening<zksim::script::Observed>],
+) -> Result<(), TestCaseError> {
+    for h in log {
+        let Happening::SessionEnded {
+            session,
+            expired: true,
+        } = h
+        else {
+            continue;
+        };
+        let Some(&(client, _)) = heard.iter().find(|(_, s)| s == session) else {
+            continue;
+        };
+        if sim.world.is_handle_dead(client) {
+            continue; // it closed its handle (a `close()` that lost its connection)
+        }
+        let last = sim.seen(client).into_iter().rev().find_map(|o| match o {
+            zksim::script::Observed::Session(e) => Some(e),
+            _ => None,
+        });
+        prop_assert!(
+            !matches!(last, None | Some(zksim::SessionEvent::SyncConnected)),
+            "session {:x} of running client {} expired while it believed it was connected",
+            session,
+            client
+        );
+    }
+    Ok(())
+}
+
 /// Let the run finish without new faults: heal, take, apply, deliver,
 /// reconnect, fire timers; advance time only when nothing else can happen.
 fn drain(sim: &mut Sim, checks: &mut Checks) -> Result<(), TestCaseError> {
@@ -371,8 +414,18 @@ proptest! {
             sorted.sort();
             prop_assert_eq!(&sorted, &enabled, "enabled() must be sorted");
             let event = choose(&enabled, choice);
+            // Who, before this step, runs on a server that reaches the leader.
+            let heard: Vec<(usize, zksim::SessionId)> = (0..sim.world.num_clients())
+                .filter(|&c| !sim.world.is_paused(c) && !sim.world.is_crashed(c))
+                .filter(|&c| sim.world.server_of(c).is_none_or(|s| !sim.world.is_partitioned(s)))
+                .map(|c| (c, sim.world.session_of(c)))
+                .collect();
+            let is_tick = event == Event::Tick;
             let log = sim.step(event);
             checks.observe(&sim, &log)?;
+            if is_tick {
+                no_expiry_behind_a_believing_client(&sim, &heard, &log)?;
+            }
             if i % 16 == 0 {
                 let copy = sim.world.clone();
                 prop_assert!(copy == sim.world);

@@ -314,7 +314,7 @@ fn s20_session_timeout_is_clamped_to_2_and_20_ticks() {
     );
     let session = sim.world.session_of(0);
     sim.fault(Fault::Crash { client: 0 });
-    sim.ticks(19);
+    sim.ticks(20);
     assert!(sim.world.is_session_live(session));
     sim.ticks(1);
     assert!(!sim.world.is_session_live(session));
@@ -490,8 +490,11 @@ fn s22_expiry_deletes_ephemerals_at_once_firing_other_sessions_watches() {
         owner
     );
     sim.fault(Fault::Pause { client: 0 });
-    sim.ticks(19);
-    assert!(sim.world.is_session_live(owner), "19 ticks < timeout");
+    sim.ticks(20);
+    assert!(
+        sim.world.is_session_live(owner),
+        "heard during tick 1: its expiry bucket is 1 + 20 + 1"
+    );
     let before = sim.log.len();
     sim.ticks(1);
     let step = sim.log[before..].to_vec();
@@ -546,7 +549,7 @@ fn s23_expired_client_learns_only_on_reconnect_and_its_handle_is_dead() {
     sim.fault(Fault::DropConnection { client: 0 });
     sim.drain(0);
     let old = sim.world.session_of(0);
-    sim.ticks(20);
+    sim.ticks(21);
     assert!(!sim.world.is_session_live(old));
     assert!(
         sim.world.leader_tree().get("/e").is_none(),
@@ -589,11 +592,11 @@ fn s23_expired_client_learns_only_on_reconnect_and_its_handle_is_dead() {
 }
 
 #[test]
-fn s23_connected_client_sees_disconnected_first_when_its_session_expires() {
+fn s23_killed_session_the_client_sees_disconnected_first_then_expired() {
     let mut sim = Sim::new(
         Config {
             faults: FaultBudget {
-                expiries: 1,
+                kills: 1,
                 ..Default::default()
             },
             ..config(1)
@@ -604,8 +607,8 @@ fn s23_connected_client_sees_disconnected_first_when_its_session_expires() {
         ])],
     );
     sim.settle();
-    sim.fault(Fault::ExpireSession { client: 0 });
-    // The server closes the connection of the expired session.
+    sim.fault(Fault::KillSession { client: 0 });
+    // The server closes the connection of the killed session.
     assert_eq!(sim.world.server_of(0), None);
     sim.drain(0);
     assert_eq!(
@@ -1030,7 +1033,7 @@ fn crashed_client_does_nothing_and_its_session_expires() {
         "{:?}",
         sim.enabled()
     );
-    sim.ticks(19);
+    sim.ticks(20);
     assert!(sim.world.leader_tree().get("/e").is_some());
     sim.ticks(1);
     assert!(sim.world.leader_tree().get("/e").is_none());
@@ -1266,10 +1269,424 @@ fn s23_reopen_on_a_live_handle_abandons_the_old_session_until_it_expires() {
         old,
         "the old session lives on"
     );
-    sim.ticks(20);
+    sim.ticks(21);
     assert!(
         sim.world.leader_tree().get("/old").is_none(),
         "until it expires"
     );
     assert!(sim.world.leader_tree().get("/new").is_some());
+}
+
+/// A client holding an ephemeral, connected to server `server` of three,
+/// that then waits for a watch forever; client 0 idles on the leader.
+fn holder_on(server: usize, config: Config) -> Sim {
+    let mut scripts = vec![zksim::script::Scripted::new(vec![Step::WaitWatch]); server];
+    scripts.push(zksim::script::Scripted::new(vec![
+        Step::Send(ephemeral("/e")),
+        Step::WaitWatch,
+    ]));
+    let mut sim = Sim::new(config, scripts);
+    sim.settle();
+    assert!(sim.world.leader_tree().get("/e").is_some());
+    sim
+}
+
+#[test]
+fn s21a_cut_off_client_hears_disconnected_at_its_read_timeout_then_expired_on_return() {
+    // T = 20 ticks: read timeout ceil(2/3 · 20) = 14, expiry bucket 0 + 20 + 1.
+    let mut sim = holder_on(
+        0,
+        Config {
+            faults: FaultBudget {
+                expiries: 1,
+                ..Default::default()
+            },
+            ..config(3)
+        },
+    );
+    let session = sim.world.session_of(0);
+    assert_eq!(sim.world.expiry_deadline(session), Some(21));
+    sim.fault(Fault::ExpireSession { client: 0 });
+    assert!(sim.world.is_cut_off(0));
+    sim.ticks(13);
+    assert_eq!(
+        sim.world.server_of(0),
+        Some(0),
+        "still within its read timeout"
+    );
+    assert_eq!(notifications(&sim, 0), vec![]);
+    sim.ticks(1);
+    assert_eq!(sim.world.server_of(0), None, "read timeout at tick 14");
+    // Time waits until the client has been told.
+    assert!(!sim.is_enabled(&Event::Tick));
+    sim.drain(0);
+    assert_eq!(
+        notifications(&sim, 0),
+        vec![Observed::Session(SessionEvent::Disconnected)]
+    );
+    assert!(sim.is_enabled(&Event::Tick));
+    // Cut off: no server can be reached until the leader gave up on it.
+    assert!(!sim
+        .enabled()
+        .iter()
+        .any(|e| matches!(e, Event::Connect { .. })));
+    sim.ticks(6);
+    assert!(sim.world.is_session_live(session), "tick 20: not yet");
+    assert!(sim.world.leader_tree().get("/e").is_some());
+    sim.ticks(1);
+    assert!(!sim.world.is_session_live(session), "expired at tick 21");
+    assert!(sim.world.leader_tree().get("/e").is_none());
+    assert!(!sim.world.is_cut_off(0));
+    sim.connect(0, 1);
+    sim.drain(0);
+    assert_eq!(
+        notifications(&sim, 0),
+        vec![
+            Observed::Session(SessionEvent::Disconnected),
+            Observed::Session(SessionEvent::Expired)
+        ]
+    );
+    assert!(sim.world.is_handle_dead(0));
+}
+
+#[test]
+fn s21a_answers_and_events_sent_to_a_cut_off_client_are_lost() {
+    // Client 1 on follower 1 watches /x and has a write ordered but not yet
+    // applied at its server when it is cut off; client 0 then creates /x.
+    let mut sim = Sim::new(
+        Config {
+            faults: FaultBudget {
+                expiries: 1,
+                ..Default::default()
+            },
+            ..config(2)
+        },
+        vec![
+            zksim::script::Scripted::new(vec![Step::Sleep(1), Step::Send(persistent("/x"))]),
+            zksim::script::Scripted::new(vec![
+                Step::Send(exists("/x", true)),
+                Step::SendNoWait(persistent("/y")),
+                Step::WaitWatch,
+            ]),
+        ],
+    );
+    sim.request(1);
+    sim.receive(1);
+    sim.request(1); // /y is ordered at the leader; follower 1 has not applied it
+    assert_eq!(sim.world.inbound_len(1), 0);
+    sim.fault(Fault::ExpireSession { client: 1 });
+    assert!(!sim.is_enabled(&Event::Request { client: 1 }));
+    sim.ticks(1);
+    sim.step(Event::Timer { client: 0 });
+    sim.request(0);
+    sim.apply(1); // /y: its answer never arrives
+    sim.apply(1); // /x: the watch event never arrives
+    assert_eq!(sim.world.inbound_len(1), 0);
+    sim.ticks(13);
+    sim.drain(1);
+    let seen = sim.seen(1);
+    assert!(
+        seen.iter().all(|o| !matches!(o, Observed::Watch(_))),
+        "{seen:?}"
+    );
+    assert_eq!(err_of(&seen[seen.len() - 2]), Some(ZkError::ConnectionLoss));
+    assert_eq!(
+        seen.last(),
+        Some(&Observed::Session(SessionEvent::Disconnected))
+    );
+}
+
+#[test]
+fn s21a_time_does_not_pass_an_undelivered_disconnected() {
+    let mut sim = holder_on(
+        1,
+        Config {
+            faults: FaultBudget {
+                connection_drops: 1,
+                ..Default::default()
+            },
+            ..config(3)
+        },
+    );
+    sim.fault(Fault::DropConnection { client: 1 });
+    assert!(!sim.is_enabled(&Event::Tick));
+    sim.drain(1);
+    assert!(sim.is_enabled(&Event::Tick));
+}
+
+#[test]
+fn s22a_partitioned_follower_forwards_nothing_serves_stale_reads_and_drops_its_clients_at_sync_limit(
+) {
+    let mut sim = Sim::new(
+        Config {
+            sync_limit: 5,
+            faults: FaultBudget {
+                partitions: 1,
+                ..Default::default()
+            },
+            ..config(3)
+        },
+        vec![
+            zksim::script::Scripted::new(vec![Step::Sleep(1), Step::Send(persistent("/new"))]),
+            zksim::script::Scripted::new(vec![
+                Step::Send(ephemeral("/e")),
+                Step::Sleep(2),
+                Step::SendNoWait(exists("/new", false)),
+                Step::SendNoWait(persistent("/w")),
+                Step::SendNoWait(exists("/e", false)),
+                Step::WaitWatch,
+            ]),
+        ],
+    );
+    sim.settle();
+    let session = sim.world.session_of(1);
+    sim.fault(Fault::Partition { server: 1 });
+    sim.ticks(1);
+    sim.step(Event::Timer { client: 0 });
+    sim.settle(); // /new exists at the leader, not at the partitioned follower
+    sim.ticks(1);
+    sim.step(Event::Timer { client: 1 });
+    sim.request(1); // a read: answered from the stale tree
+    assert!(
+        !sim.is_enabled(&Event::Request { client: 1 }),
+        "a write is never forwarded"
+    );
+    sim.drain(1);
+    assert!(matches!(
+        sim.seen(1).last(),
+        Some(Observed::Reply {
+            reply: Ok(Response::Exists(None)),
+            ..
+        })
+    ));
+    assert!(
+        !sim.is_enabled(&Event::Connect {
+            client: 0,
+            server: 1
+        }) && !sim.is_enabled(&Event::Apply { server: 1 })
+    );
+    sim.ticks(2);
+    assert_eq!(sim.world.server_of(1), Some(1), "tick 4 < sync_limit");
+    sim.ticks(1);
+    assert!(sim.world.is_server_down(1));
+    assert_eq!(sim.world.server_of(1), None, "dropped at tick 5");
+    assert!(!sim.is_enabled(&Event::Tick));
+    sim.drain(1);
+    let seen = sim.seen(1);
+    let n = seen.len();
+    assert_eq!(
+        err_of(&seen[n - 3]),
+        Some(ZkError::ConnectionLoss),
+        "{seen:?}"
+    );
+    assert_eq!(err_of(&seen[n - 2]), Some(ZkError::ConnectionLoss));
+    assert_eq!(seen[n - 1], Observed::Session(SessionEvent::Disconnected));
+    assert!(sim.world.leader_tree().get("/w").is_none());
+    // sync_limit 5 ≤ T = 20: the session lives and the client moves on.
+    assert!(sim.world.is_session_live(session));
+    assert!(!sim.is_enabled(&Event::Connect {
+        client: 1,
+        server: 1
+    }));
+    sim.connect(1, 2);
+    sim.drain(1);
+    assert_eq!(sim.world.session_of(1), session);
+    assert_eq!(
+        sim.seen(1).last(),
+        Some(&Observed::Session(SessionEvent::SyncConnected))
+    );
+}
+
+#[test]
+fn s22a_partition_longer_than_the_session_timeout_expires_a_client_that_believes_it_is_connected() {
+    // The real window: sync_limit (25) > T (20). The leader hears nothing
+    // from the follower's clients and expires them at tick 21; the follower
+    // notices the lost leader only at tick 25.
+    let mut sim = holder_on(
+        1,
+        Config {
+            sync_limit: 25,
+            faults: FaultBudget {
+                partitions: 1,
+                ..Default::default()
+            },
+            ..config(3)
+        },
+    );
+    let session = sim.world.session_of(1);
+    sim.fault(Fault::Partition { server: 1 });
+    sim.ticks(21);
+    assert!(!sim.world.is_session_live(session));
+    assert!(sim.world.leader_tree().get("/e").is_none());
+    assert_eq!(sim.world.server_of(1), Some(1));
+    assert_eq!(
+        notifications(&sim, 1),
+        vec![],
+        "still believes it is connected"
+    );
+    assert!(sim.world.server_tree(1).get("/e").is_some(), "stale reads");
+    sim.ticks(4);
+    assert_eq!(sim.world.server_of(1), None, "dropped at tick 25");
+    sim.drain(1);
+    sim.connect(1, 0);
+    sim.drain(1);
+    assert_eq!(
+        notifications(&sim, 1),
+        vec![
+            Observed::Session(SessionEvent::Disconnected),
+            Observed::Session(SessionEvent::Expired)
+        ]
+    );
+}
+
+#[test]
+fn s22a_a_pause_no_longer_than_the_timeout_keeps_the_session_a_longer_one_does_not() {
+    for (pause, survives) in [(20, true), (21, false)] {
+        let mut sim = holder_on(
+            0,
+            Config {
+                pause_ticks: pause,
+                faults: FaultBudget {
+                    pauses: 1,
+                    ..Default::default()
+                },
+                ..config(3)
+            },
+        );
+        let session = sim.world.session_of(0);
+        sim.fault(Fault::Pause { client: 0 });
+        sim.ticks(pause);
+        assert_eq!(
+            sim.world.is_session_live(session),
+            survives,
+            "pause {pause}"
+        );
+        assert!(!sim.world.is_paused(0));
+        // Either way the client resumes past its read timeout: disconnected.
+        assert_eq!(sim.world.server_of(0), None);
+    }
+}
+
+#[test]
+fn a_pinned_client_starts_on_its_server_and_reconnects_only_there() {
+    let mut sim = Sim::new(
+        Config {
+            pins: vec![(0, 2)],
+            faults: FaultBudget {
+                connection_drops: 1,
+                ..Default::default()
+            },
+            ..config(3)
+        },
+        vec![zksim::script::Scripted::new(vec![
+            Step::Send(persistent("/a")),
+            Step::WaitWatch,
+        ])],
+    );
+    assert_eq!(sim.world.server_of(0), Some(2));
+    sim.fault(Fault::DropConnection { client: 0 });
+    sim.drain(0);
+    let connects: Vec<Event> = sim
+        .enabled()
+        .into_iter()
+        .filter(|e| matches!(e, Event::Connect { .. }))
+        .collect();
+    assert_eq!(
+        connects,
+        vec![Event::Connect {
+            client: 0,
+            server: 2
+        }]
+    );
+}
+
+#[test]
+fn s6_a_parent_may_start_with_its_suffix_counter_near_the_cap() {
+    let mut sim = Sim::new(
+        Config {
+            parents: vec![("/q/jobs".into(), i32::MAX - 1)],
+            ..config(2)
+        },
+        vec![zksim::script::Scripted::new(vec![
+            Step::Send(create(
+                "/q/jobs/j-",
+                zksim::CreateMode::PersistentSequential,
+            )),
+            Step::Send(create(
+                "/q/jobs/j-",
+                zksim::CreateMode::PersistentSequential,
+            )),
+            Step::Send(create(
+                "/q/jobs/j-",
+                zksim::CreateMode::PersistentSequential,
+            )),
+        ])],
+    );
+    for server in 0..2 {
+        assert!(sim.world.server_tree(server).get("/q").is_some());
+        assert_eq!(
+            sim.world
+                .server_tree(server)
+                .get("/q/jobs")
+                .unwrap()
+                .seq_counter,
+            i32::MAX - 1
+        );
+    }
+    sim.settle();
+    let created: Vec<String> = sim
+        .seen(0)
+        .into_iter()
+        .map(|o| match o {
+            Observed::Reply {
+                reply: Ok(Response::Created { path, .. }),
+                ..
+            } => path,
+            other => format!("{other:?}"),
+        })
+        .collect();
+    // S6: 2147483646, 2147483647, then the capped counter gives 2147483647
+    // again, which exists.
+    assert_eq!(created[0], "/q/jobs/j-2147483646");
+    assert_eq!(created[1], "/q/jobs/j-2147483647");
+    assert!(created[2].contains("NodeExists"), "{created:?}");
+}
+
+#[test]
+fn s21a_a_client_cut_off_while_paused_times_out_from_when_it_froze() {
+    // T = 6: read timeout 4, expiry bucket 0 + 6 + 1 = 7.
+    let mut sim = holder_on(
+        0,
+        Config {
+            session_timeout: 6,
+            pause_ticks: 3,
+            faults: FaultBudget {
+                pauses: 1,
+                expiries: 1,
+                ..Default::default()
+            },
+            ..config(3)
+        },
+    );
+    sim.step(Event::Fault(Fault::Pause { client: 0 }));
+    sim.ticks(2);
+    sim.fault(Fault::ExpireSession { client: 0 });
+    sim.ticks(1);
+    assert!(!sim.world.is_paused(0));
+    assert_eq!(
+        sim.world.server_of(0),
+        Some(0),
+        "tick 3: within 4 of tick 0"
+    );
+    sim.ticks(1);
+    assert_eq!(
+        sim.world.server_of(0),
+        None,
+        "tick 4: 4 ticks since it last heard its server (it froze at 0)"
+    );
+    sim.drain(0);
+    sim.ticks(2);
+    assert!(sim.world.is_session_live(sim.world.session_of(0)));
+    sim.ticks(1);
+    assert!(!sim.world.is_session_live(sim.world.session_of(0)));
 }

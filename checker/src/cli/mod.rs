@@ -61,7 +61,7 @@ pub struct CheckArgs {
     pub scenario: PathBuf,
     /// Exploration strategy [default: the scenario's `explore.strategy`].
     #[arg(long, value_enum)]
-    pub strategy: Option<StrategyKind>,
+    pub strategy: Option<StrategyArg>,
     /// Random/PCT: how many seeded schedules to run, 1 to 10^12 [default: `explore.schedules`].
     #[arg(long)]
     pub schedules: Option<u64>,
@@ -130,6 +130,31 @@ pub struct CompareArgs {
     /// No progress on stderr.
     #[arg(long, short)]
     pub quiet: bool,
+}
+
+/// `--strategy` values: the CLI's own type, so that the library's
+/// [`StrategyKind`] does not depend on clap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum StrategyArg {
+    /// Seeded random schedules with swarm-chosen fault kinds.
+    Random,
+    /// Probabilistic concurrency testing: random priorities, d−1 change points.
+    Pct,
+    /// Exhaustive breadth-first search (shortest counterexample).
+    Bfs,
+    /// Exhaustive depth-first search.
+    Dfs,
+}
+
+impl From<StrategyArg> for StrategyKind {
+    fn from(s: StrategyArg) -> Self {
+        match s {
+            StrategyArg::Random => StrategyKind::Random,
+            StrategyArg::Pct => StrategyKind::Pct,
+            StrategyArg::Bfs => StrategyKind::Bfs,
+            StrategyArg::Dfs => StrategyKind::Dfs,
+        }
+    }
 }
 
 /// Fault presets for `compare`.

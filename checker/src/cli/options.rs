@@ -19,7 +19,7 @@ pub fn options(args: &CheckArgs, scenario: &Scenario) -> Result<Options, String>
         None => l::default_jobs(),
     };
     if let Some(s) = args.strategy {
-        options.strategy = s;
+        options.strategy = s.into();
     }
     if let Some(n) = args.schedules {
         options.schedules = l::SCHEDULES.named("--schedules").check(n)?;

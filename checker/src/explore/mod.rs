@@ -42,7 +42,7 @@ pub struct Options {
 
 impl Options {
     /// The scenario's own defaults, on one thread.
-    pub fn from_scenario<C>(scenario: &Scenario<C>) -> Self {
+    pub fn from_scenario<C: zksim::Client>(scenario: &Scenario<C>) -> Self {
         let e = &scenario.explore;
         Options {
             strategy: e.strategy,
@@ -133,7 +133,7 @@ where
 
 /// Run `one(seed)` for every seed of the options, in parallel, and merge
 /// in seed order up to the first failing seed.
-pub fn sweep<C, R>(
+pub fn sweep<C: zksim::Client, R>(
     scenario: &Scenario<C>,
     options: &Options,
     progress: &Progress,

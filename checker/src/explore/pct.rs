@@ -56,7 +56,7 @@ pub struct PctChooser {
 }
 
 impl PctChooser {
-    pub fn new<C>(scenario: &Scenario<C>, depth: usize, seed: u64) -> Self {
+    pub fn new<C: zksim::Client>(scenario: &Scenario<C>, depth: usize, seed: u64) -> Self {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let faults_on = draw_swarm(&mut rng);
         let threads = scenario.clients + scenario.ensemble.servers;

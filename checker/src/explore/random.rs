@@ -22,7 +22,7 @@ const WEIGHT_TICK: u32 = 2;
 const WEIGHT_FAULT: u32 = 1;
 
 /// The kinds a seed may switch on or off.
-pub const FAULT_KINDS: usize = 5;
+pub const FAULT_KINDS: usize = 6;
 
 /// Which swarm kind a fault belongs to (heals go with partitions).
 pub fn fault_kind(fault: &Fault) -> usize {
@@ -32,6 +32,7 @@ pub fn fault_kind(fault: &Fault) -> usize {
         Fault::Pause { .. } => 2,
         Fault::Crash { .. } => 3,
         Fault::Partition { .. } | Fault::Heal { .. } => 4,
+        Fault::KillSession { .. } => 5,
     }
 }
 

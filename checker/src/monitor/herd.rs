@@ -1,26 +1,11 @@
 //! `herd`: each release wakes at most one waiting client.
 //!
-//! Definitions (the same ones the figures use):
-//! * A client is **waiting** from its `Requested` until its `Acquired` or
-//!   `GaveUp`.
-//! * A **wakeup** is a node-watch event (`Delivered` with `Delivery::Watch`)
-//!   handed to a waiting client. Events to a client that is not waiting are
-//!   not wakeups.
-//! * A **release** is a `Released` event. The node it frees is the path of
-//!   the last `Delete` the releasing client sent (recipes send the delete and
-//!   emit `Released` in the same handler).
-//! * **Attribution.** A `NodeDeleted` wakeup on path *p* belongs to a release
-//!   that freed *p*; a `NodeChildrenChanged` wakeup on *d* to a release that
-//!   freed a child of *d*. Among those, it belongs to the oldest one the woken
-//!   client can still be waiting on: releases older than the client's previous
-//!   attributed wakeup are skipped (a one-shot watch fires once per change),
-//!   and so are releases whose delete had already reached the ensemble when
-//!   the client requested (it cannot have watched that node yet). A wakeup
-//!   that matches no release (a node deleted by a session expiry, a
-//!   `NodeCreated`, a data change) counts as a wakeup but belongs to no release.
-//! * A wakeup is **useful** when the woken client's next step in its wait is
-//!   `Acquired` (no further wakeup in between); otherwise it is **wasted**:
-//!   a later wakeup, `GaveUp` or the end of the run make it so.
+//! Which release woke whom is decided by [`zkrecipes::wakeups`], the one
+//! rule set the real-server figures use too: a `NodeDeleted` wakeup belongs
+//! to the release that deleted exactly the node the woken client last saw
+//! at that path (its czxid), a `NodeChildrenChanged` one to the earliest
+//! release that deleted a child the client last listed; wakeups no release
+//! caused (an expiry's delete, a `NodeCreated`) belong to none.
 //!
 //! **Violation.** For an exclusive lock, a release to which a second wakeup
 //! is attributed wakes more than one waiter: the herd. For a read/write lock,
@@ -29,51 +14,25 @@
 
 use std::collections::BTreeMap;
 
+use zkrecipes::wakeups::{Release, WakeupLedger};
 use zkrecipes::{AppEvent, Family};
-use zksim::{ClientId, Delivery, EventType, Happening, Op, OpId};
+use zksim::{ClientId, Delivery, Happening};
 
 use super::figures::Histogram;
-use super::view::{parent_of, who, Measured, View};
+use super::view::{who, Measured, View};
 use super::{Monitor, Property, Sim, StepLog, Violation};
-
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-struct Release {
-    client: ClientId,
-    /// The node the release deleted, if the client sent a delete.
-    node: Option<String>,
-    /// The release's delete (op id), until the ensemble took or answered it.
-    unsettled: Option<OpId>,
-    /// Waiters woken, in order, and whether each asked to write.
-    woken: Vec<(ClientId, bool)>,
-    wasted: u32,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-struct Wait {
-    shared: bool,
-    /// Only releases at this index or later can be attributed to this waiter.
-    cursor: usize,
-    /// The latest wakeup not yet judged useful or wasted, and its release.
-    pending: Option<Option<usize>>,
-}
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct HerdMonitor {
     readers_share: bool,
-    waiting: BTreeMap<ClientId, Wait>,
-    /// Each client's last sent delete: op id and path.
-    last_delete: BTreeMap<ClientId, (OpId, String)>,
-    releases: Vec<Release>,
-    counts: Measured<Counts>,
+    ledger: WakeupLedger,
+    latency: Measured<Latency>,
 }
 
+/// Requested-to-Acquired times, measured only.
 #[derive(Clone, Debug, Default)]
-struct Counts {
-    wakeups: u64,
-    wasted: u64,
-    acquisitions: u64,
-    requests: u64,
-    latency: Histogram,
+struct Latency {
+    histogram: Histogram,
     requested_at: BTreeMap<ClientId, u64>,
 }
 
@@ -81,146 +40,48 @@ impl HerdMonitor {
     pub fn new(family: Family) -> Self {
         HerdMonitor {
             readers_share: family == Family::RwLock,
-            waiting: BTreeMap::new(),
-            last_delete: BTreeMap::new(),
-            releases: Vec::new(),
-            counts: Measured(Counts::default()),
+            ledger: WakeupLedger::new(),
+            latency: Measured(Latency::default()),
         }
-    }
-
-    /// Index of the oldest release whose delete is still unsettled, or the
-    /// number of releases: where a client that requests now starts looking.
-    fn cursor_now(&self) -> usize {
-        self.releases
-            .iter()
-            .position(|r| r.unsettled.is_some())
-            .unwrap_or(self.releases.len())
-    }
-
-    fn judge_pending(&mut self, client: ClientId, useful: bool) {
-        let Some(wait) = self.waiting.get_mut(&client) else {
-            return;
-        };
-        if let Some(release) = wait.pending.take() {
-            if !useful {
-                self.counts.0.wasted += 1;
-                if let Some(r) = release {
-                    self.releases[r].wasted += 1;
-                }
-            }
-        }
-    }
-
-    fn settle(&mut self, client: ClientId, op: OpId) {
-        for r in self.releases.iter_mut().rev() {
-            if r.client == client && r.unsettled == Some(op) {
-                r.unsettled = None;
-            }
-        }
-    }
-
-    fn attribute(&self, cursor: usize, kind: EventType, path: &str) -> Option<usize> {
-        (cursor..self.releases.len()).find(|&i| {
-            let Some(node) = self.releases[i].node.as_deref() else {
-                return false;
-            };
-            match kind {
-                EventType::NodeDeleted => node == path,
-                EventType::NodeChildrenChanged => parent_of(node) == Some(path),
-                _ => false,
-            }
-        })
     }
 
     pub fn on_step(&mut self, view: &impl View, step: &StepLog) -> Result<(), Violation> {
         let mut first = None;
         for happening in step {
-            match happening {
-                Happening::Sent {
-                    client,
-                    op,
-                    request,
-                } => {
-                    self.counts.0.requests += 1;
-                    if let Some(path) = deleted_path(request) {
-                        self.last_delete.insert(*client, (*op, path.to_string()));
-                    }
-                }
-                Happening::Taken { client, op, .. } => self.settle(*client, *op),
-                Happening::Delivered {
-                    client,
-                    delivery: Delivery::Reply { op, .. },
-                } => self.settle(*client, *op),
-                Happening::Delivered {
-                    client,
-                    delivery: Delivery::Watch(event),
-                } => {
-                    let client = *client;
-                    let Some(wait) = self.waiting.get(&client) else {
-                        continue;
-                    };
-                    let (cursor, writer) = (wait.cursor, !wait.shared);
-                    self.counts.0.wakeups += 1;
-                    self.judge_pending(client, false);
-                    let release = self.attribute(cursor, event.kind, &event.path);
-                    if let Some(wait) = self.waiting.get_mut(&client) {
-                        wait.pending = Some(release);
-                        if let Some(r) = release {
-                            wait.cursor = r + 1;
-                        }
-                    }
-                    if let Some(r) = release {
-                        let rel = &mut self.releases[r];
-                        rel.woken.push((client, writer));
-                        let herd = rel.woken.len() > 1
-                            && (!self.readers_share || rel.woken.iter().any(|(_, w)| *w));
-                        if herd {
-                            first.get_or_insert_with(|| herd_violation(view, rel, event));
-                        }
-                    }
-                }
-                Happening::App { client, event } => match *event {
-                    AppEvent::Requested { shared } => {
-                        let cursor = self.cursor_now();
-                        self.counts.0.requested_at.insert(*client, view.now());
-                        self.waiting.insert(
-                            *client,
-                            Wait {
-                                shared: shared && self.readers_share,
-                                cursor,
-                                pending: None,
-                            },
-                        );
+            if let Happening::App { client, event } = happening {
+                let latency = &mut self.latency.0;
+                match event {
+                    AppEvent::Requested { .. } => {
+                        latency.requested_at.insert(*client, view.now());
                     }
                     AppEvent::Acquired { .. } => {
-                        self.counts.0.acquisitions += 1;
-                        if let Some(at) = self.counts.0.requested_at.remove(client) {
-                            self.counts.0.latency.record(view.now().saturating_sub(at));
+                        if let Some(at) = latency.requested_at.remove(client) {
+                            latency.histogram.record(view.now().saturating_sub(at));
                         }
-                        self.judge_pending(*client, true);
-                        self.waiting.remove(client);
                     }
                     AppEvent::GaveUp => {
-                        self.counts.0.requested_at.remove(client);
-                        self.judge_pending(*client, false);
-                        self.waiting.remove(client);
-                    }
-                    AppEvent::Released => {
-                        let (node, unsettled) = match self.last_delete.remove(client) {
-                            Some((op, path)) => (Some(path), Some(op)),
-                            None => (None, None),
-                        };
-                        self.releases.push(Release {
-                            client: *client,
-                            node,
-                            unsettled,
-                            woken: Vec::new(),
-                            wasted: 0,
-                        });
+                        latency.requested_at.remove(client);
                     }
                     _ => {}
-                },
-                _ => {}
+                }
+            }
+            let Some(wakeup) = self.ledger.observe(happening) else {
+                continue;
+            };
+            let Some(r) = wakeup.release else {
+                continue;
+            };
+            let rel = &self.ledger.releases()[r];
+            let herd = rel.woken.len() > 1
+                && (!self.readers_share || rel.woken.iter().any(|(_, writer)| *writer));
+            if herd {
+                if let Happening::Delivered {
+                    delivery: Delivery::Watch(event),
+                    ..
+                } = happening
+                {
+                    first.get_or_insert_with(|| herd_violation(view, rel, event));
+                }
             }
         }
         first.map_or(Ok(()), Err)
@@ -228,33 +89,22 @@ impl HerdMonitor {
 
     /// The run ended: every wakeup still waiting to be judged led nowhere.
     pub fn on_finish(&mut self) {
-        let clients: Vec<ClientId> = self.waiting.keys().copied().collect();
-        for client in clients {
-            self.judge_pending(client, false);
-        }
+        self.ledger.finish();
     }
 
     /// Add what this monitor measured to `figures`.
     pub fn add_figures(&self, figures: &mut super::Figures) {
-        let c = &self.counts.0;
-        figures.acquisitions += c.acquisitions;
-        figures.requests += c.requests;
-        figures.wakeups += c.wakeups;
-        figures.wasted_wakeups += c.wasted;
-        figures.latency.merge(&c.latency);
-        figures.releases += self.releases.len() as u64;
-        for r in &self.releases {
+        let l = &self.ledger;
+        figures.acquisitions += l.acquisitions();
+        figures.requests += l.requests();
+        figures.wakeups += l.wakeups();
+        figures.wasted_wakeups += l.wasted();
+        figures.latency.merge(&self.latency.0.histogram);
+        figures.releases += l.releases().len() as u64;
+        for r in l.releases() {
             figures.wakeups_per_release.record(r.woken.len() as u64);
             figures.wasted_per_release.record(u64::from(r.wasted));
         }
-    }
-}
-
-fn deleted_path(op: &Op) -> Option<&str> {
-    match op {
-        Op::Delete { path, .. } => Some(path),
-        Op::Multi(ops) => ops.iter().find_map(deleted_path),
-        _ => None,
     }
 }
 
@@ -292,11 +142,18 @@ mod tests {
     use super::*;
     use crate::monitor::testkit::*;
     use crate::monitor::Figures;
+    use zkrecipes::wakeups::history::{creates, lists, sees};
+    use zksim::EventType;
+
+    const LOCK: &str = "/lock/lock";
 
     fn figures(m: &HerdMonitor) -> Figures {
         let mut f = Figures::default();
         m.add_figures(&mut f);
         f
+    }
+    fn per_release(m: &HerdMonitor) -> Vec<(u64, u64)> {
+        figures(m).wakeups_per_release.iter().collect()
     }
 
     /// The predecessor-watch lock: each release wakes exactly its successor.
@@ -304,24 +161,21 @@ mod tests {
     fn a_chain_of_successors_is_no_herd() {
         let mut m = HerdMonitor::new(Family::Lock);
         let v = FakeView::new(3);
-        let log = [
-            req(0),
-            req(1),
-            req(2),
-            acq(0, 1),
-            exists_watch(1, 5, "/lock/n-0"),
-            exists_watch(2, 5, "/lock/n-1"),
+        let mut log = vec![req(0), req(1), req(2)];
+        for c in 0..3 {
+            log.extend(creates(c, 1, &format!("/lock/n-{c}"), c as i64 + 1));
+        }
+        log.push(acq(0, 1));
+        log.extend(sees(1, 5, "/lock/n-0", 1));
+        log.extend(sees(2, 5, "/lock/n-1", 2));
+        log.extend([
             delete_sent(0, 9, "/lock/n-0"),
             rel(0),
             deleted(1, "/lock/n-0"),
-            acq(1, 2),
-            delete_sent(1, 9, "/lock/n-1"),
-            rel(1),
-            deleted(2, "/lock/n-1"),
-            acq(2, 3),
-            delete_sent(2, 9, "/lock/n-2"),
-            rel(2),
-        ];
+        ]);
+        log.extend([acq(1, 2), delete_sent(1, 9, "/lock/n-1"), rel(1)]);
+        log.extend([deleted(2, "/lock/n-1"), acq(2, 3)]);
+        log.extend([delete_sent(2, 9, "/lock/n-2"), rel(2)]);
         assert_eq!(m.on_step(&v, &log), Ok(()));
         m.on_finish();
         let f = figures(&m);
@@ -330,7 +184,7 @@ mod tests {
         assert_eq!(f.max_wakeups_per_release(), 1);
         assert_eq!(f.releases, 3);
         assert_eq!(f.acquisitions, 3);
-        assert_eq!(f.requests, 5);
+        assert_eq!(f.requests, 8);
     }
 
     /// The naive lock: every waiter watches the one lock node.
@@ -338,36 +192,21 @@ mod tests {
     fn one_release_waking_everyone_is_a_herd() {
         let mut m = HerdMonitor::new(Family::Lock);
         let v = FakeView::new(4);
-        let head = [
-            req(0),
-            req(1),
-            req(2),
-            req(3),
-            acq(0, 1),
-            delete_sent(0, 3, "/lock/lock"),
-            rel(0),
-            deleted(1, "/lock/lock"),
-        ];
+        let mut head = vec![req(0), req(1), req(2), req(3)];
+        head.extend(creates(0, 1, LOCK, 7));
+        head.push(acq(0, 7));
+        for c in 1..4 {
+            head.extend(sees(c, 1, LOCK, 7));
+        }
+        head.extend([delete_sent(0, 3, LOCK), rel(0), deleted(1, LOCK)]);
         assert_eq!(m.on_step(&v, &head), Ok(()));
-        let err = m.on_step(&v, &[deleted(3, "/lock/lock")]).unwrap_err();
+        let err = m.on_step(&v, &[deleted(3, LOCK)]).unwrap_err();
         assert_eq!(err.property, Property::NoHerd);
-        assert!(
-            err.explanation.contains("client 0 released"),
-            "{}",
-            err.explanation
-        );
-        assert!(
-            err.explanation.contains("/lock/lock"),
-            "{}",
-            err.explanation
-        );
-        assert!(
-            err.explanation.contains("client 1, client 3"),
-            "{}",
-            err.explanation
-        );
+        for needle in ["client 0 released", LOCK, "client 1, client 3"] {
+            assert!(err.explanation.contains(needle), "{}", err.explanation);
+        }
         // Report-only runs go on: client 2 is woken too, 1 wins, 3 and 2 wasted.
-        let _ = m.on_step(&v, &[deleted(2, "/lock/lock"), acq(1, 2)]);
+        let _ = m.on_step(&v, &[deleted(2, LOCK), acq(1, 2)]);
         m.on_finish();
         let f = figures(&m);
         assert_eq!(f.max_wakeups_per_release(), 3);
@@ -375,81 +214,89 @@ mod tests {
         assert_eq!(f.max_wasted_per_release(), 2);
     }
 
-    /// A waiter woken by B's release after having been woken by A's release
-    /// of the same node: the second wakeup belongs to B's release, not A's.
+    /// Issue 15, seed 10 of `scenarios/lock-naive.toml`: client 3 releases
+    /// (its delete not yet taken) and asks again one tick later; in the next
+    /// round it watches client 0's node and is woken by client 0's release.
+    /// Matching by path and "oldest unsettled release" charged that wakeup
+    /// to client 3's own release, which then had woken 4 of 4 clients.
     #[test]
-    fn repeated_releases_of_one_node_are_told_apart() {
+    fn a_wakeup_belongs_to_the_release_of_the_node_the_client_watched() {
         let mut m = HerdMonitor::new(Family::Lock);
-        let v = FakeView::new(3);
-        let log = [
-            req(0),
-            req(1),
-            req(2),
-            acq(0, 1),
-            delete_sent(0, 3, "/lock/lock"),
-            rel(0),
-            deleted(1, "/lock/lock"),
-            acq(1, 2),
-            delete_sent(1, 3, "/lock/lock"),
-            rel(1),
-            // 2's wakeup from 0's release arrives late, after 1 released.
-            deleted(2, "/lock/lock"),
-        ];
-        let err = m.on_step(&v, &log).unwrap_err();
-        assert!(
-            err.explanation.contains("client 0 released"),
-            "{}",
-            err.explanation
-        );
-        let next = [deleted(2, "/lock/lock"), acq(2, 3)];
-        assert_eq!(m.on_step(&v, &next), Ok(()), "attributed to 1's release");
-        let f = figures(&m);
+        let v = FakeView::new(4);
+        let mut log = vec![req(0), req(1), req(2), req(3)];
+        log.extend(creates(3, 1, LOCK, 0x5));
+        log.push(acq(3, 0x5));
+        for c in 0..3 {
+            log.extend(sees(c, 2, LOCK, 0x5));
+        }
+        log.extend([delete_sent(3, 2, LOCK), rel(3), req(3)]);
+        log.extend([deleted(0, LOCK), deleted(1, LOCK), deleted(2, LOCK)]);
+        log.extend(creates(0, 3, LOCK, 0xe));
+        log.push(acq(0, 0xe));
+        for c in 1..4 {
+            log.extend(sees(c, 4, LOCK, 0xe));
+        }
+        log.extend([delete_sent(0, 4, LOCK), rel(0), deleted(3, LOCK)]);
+        let _ = m.on_step(&v, &log);
+        m.on_finish();
         assert_eq!(
-            f.wakeups_per_release.iter().collect::<Vec<_>>(),
-            vec![(1, 1), (2, 1)]
+            per_release(&m),
+            vec![(1, 1), (3, 1)],
+            "#0 woke 0, 1, 2; #1 woke 3"
         );
+        assert_eq!(figures(&m).max_wakeups_per_release(), 3);
     }
 
     #[test]
     fn writer_release_may_wake_all_readers() {
-        let mut m = HerdMonitor::new(Family::RwLock);
         let v = FakeView::new(3);
-        let log = [
-            req_read(1),
-            req_read(2),
-            delete_sent(0, 3, "/rw/write-0"),
-            rel(0),
-            deleted(1, "/rw/write-0"),
-            deleted(2, "/rw/write-0"),
-            read(1, 4),
-            read(2, 5),
-        ];
+        let head = |second: H| {
+            let mut log = vec![req_read(1), second];
+            log.extend(creates(0, 1, "/rw/write-0", 3));
+            log.extend(sees(1, 1, "/rw/write-0", 3));
+            log.extend(sees(2, 1, "/rw/write-0", 3));
+            log.extend([delete_sent(0, 3, "/rw/write-0"), rel(0)]);
+            log.extend([deleted(1, "/rw/write-0"), deleted(2, "/rw/write-0")]);
+            log
+        };
+        let mut m = HerdMonitor::new(Family::RwLock);
+        let mut log = head(req_read(2));
+        log.extend([read(1, 4), read(2, 5)]);
         assert_eq!(m.on_step(&v, &log), Ok(()));
         let mut m = HerdMonitor::new(Family::RwLock);
-        let log = [
-            req_read(1),
-            req(2),
-            delete_sent(0, 3, "/rw/write-0"),
-            rel(0),
-            deleted(1, "/rw/write-0"),
-            deleted(2, "/rw/write-0"),
-        ];
-        assert!(m.on_step(&v, &log).is_err());
+        assert!(m.on_step(&v, &head(req(2))).is_err());
+    }
+
+    /// A child watch is charged to the release of a child the client listed.
+    #[test]
+    fn a_children_watch_wakes_for_a_listed_child() {
+        let mut m = HerdMonitor::new(Family::Lock);
+        let v = FakeView::new(3);
+        let mut log = vec![req(1), req(2)];
+        log.extend(creates(0, 1, "/q/n-0", 1));
+        log.extend(lists(1, 1, "/q", &["n-0"]));
+        log.extend(lists(2, 1, "/q", &["n-0"]));
+        log.extend([delete_sent(0, 2, "/q/n-0"), rel(0)]);
+        log.push(woken(1, EventType::NodeChildrenChanged, "/q"));
+        assert_eq!(m.on_step(&v, &log), Ok(()));
+        let err = m
+            .on_step(&v, &[woken(2, EventType::NodeChildrenChanged, "/q")])
+            .unwrap_err();
+        assert_eq!(err.property, Property::NoHerd);
     }
 
     #[test]
     fn wakeups_from_an_expiry_belong_to_no_release() {
         let mut m = HerdMonitor::new(Family::Lock);
         let v = FakeView::new(3);
-        let log = [
-            req(1),
-            req(2),
-            delete_sent(0, 3, "/lock/n-0"),
-            rel(0),
-            deleted(1, "/lock/n-0"),
-            // 1's own predecessor check; 2 watched 1's node, which went with 1's session.
-            deleted(2, "/lock/n-1"),
-        ];
+        let mut log = vec![req(1), req(2)];
+        log.extend(creates(0, 1, "/lock/n-0", 1));
+        log.extend(sees(1, 1, "/lock/n-0", 1));
+        log.extend(sees(2, 1, "/lock/n-1", 2));
+        log.extend([delete_sent(0, 3, "/lock/n-0"), rel(0)]);
+        log.push(deleted(1, "/lock/n-0"));
+        // 2 watched 1's node, which went with 1's session.
+        log.push(deleted(2, "/lock/n-1"));
         assert_eq!(m.on_step(&v, &log), Ok(()));
         let f = figures(&m);
         assert_eq!(f.wakeups, 2);

@@ -7,6 +7,8 @@
 //!   node its client still counts as its own: the node of its current
 //!   attempt (the sequence number of its last `Enqueued` while it waits or
 //!   holds), or one it has sent a delete for that is not answered yet.
+//!   Clients that are done are not judged this way: they closed their
+//!   session (or tried to, and it will expire), which removes their nodes.
 //!   Anything else is a node the client forgot while its session lives — a
 //!   release whose delete was lost to a `ConnectionLoss` and never retried,
 //!   a create whose reply was lost and whose node was never found. It blocks
@@ -112,7 +114,11 @@ impl LeakMonitor {
     fn forgotten(&self, end: &End) -> Vec<String> {
         let mut found = Vec::new();
         for (c, &session) in end.sessions.iter().enumerate() {
-            if end.is_crashed(c) || self.ended.contains(&session) {
+            // A done client has closed its session (or tried: a close lost
+            // with the connection leaves it to expire): what it still owns
+            // goes with it.
+            let done = end.done.get(c).copied().unwrap_or(false);
+            if done || end.is_crashed(c) || self.ended.contains(&session) {
                 continue;
             }
             let own = self.own.get(&c).copied().unwrap_or(Own::Nothing);

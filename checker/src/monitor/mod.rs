@@ -36,9 +36,14 @@ pub enum Property {
     /// `no-panic`: no step panics. Always judged, never named in a scenario:
     /// a recipe that panics has a bug whatever the checks.
     NoPanic,
+    /// `asked`: every `Acquired` answers an open `Requested` of that client.
+    AcquiredOnlyWhenAsked,
     /// `owner`: a client that believes it holds does so through a node of
     /// its own current, live session.
     Owner,
+    /// A user-defined invariant over the world, by its name
+    /// ([`crate::invariant::Invariant`]); never named in scenario files.
+    Always(&'static str),
 }
 
 /// A property broken at some step, with the words that explain it.
@@ -62,6 +67,7 @@ pub trait Monitor<C: Client<Event = AppEvent> = AnyRecipe>:
     fn finish(&mut self, world: &Sim<C>) -> Result<(), Violation>;
 }
 
+pub mod asked;
 pub mod election;
 pub mod fenced;
 pub mod fifo;

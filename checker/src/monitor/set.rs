@@ -18,6 +18,7 @@ use std::collections::BTreeSet;
 use zkrecipes::Family;
 use zksim::Client;
 
+use super::asked::AskedMonitor;
 use super::election::ElectionMonitor;
 use super::fenced::FencedMonitor;
 use super::fifo::FifoMonitor;
@@ -42,6 +43,7 @@ struct Monitors {
     leaks: Option<LeakMonitor>,
     queue: Option<QueueMonitor>,
     election: Option<ElectionMonitor>,
+    asked: Option<AskedMonitor>,
     owner: Option<OwnerMonitor>,
 }
 
@@ -57,6 +59,7 @@ impl Monitors {
             leaks: wanted(Property::NoLeaks).then(|| LeakMonitor::new(root)),
             queue: wanted(Property::QueueSafety).then(QueueMonitor::new),
             election: wanted(Property::Election).then(ElectionMonitor::new),
+            asked: wanted(Property::AcquiredOnlyWhenAsked).then(AskedMonitor::new),
             owner: wanted(Property::Owner).then(|| OwnerMonitor::new(root)),
         }
     }
@@ -74,6 +77,7 @@ impl Monitors {
             self.herd.as_mut().map(|m| m.on_step(world, step)),
             self.queue.as_mut().map(|m| m.on_step(world, step)),
             self.election.as_mut().map(|m| m.on_step(world, step)),
+            self.asked.as_mut().map(|m| m.on_step(world, step)),
             self.owner.as_mut().map(|m| m.on_step(world, step)),
         ];
         if let Some(m) = self.liveness.as_mut() {

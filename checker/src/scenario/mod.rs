@@ -9,13 +9,13 @@
 pub mod groups;
 mod parse;
 
-use std::marker::PhantomData;
-
 use serde::{Deserialize, Serialize};
 use zkrecipes::registry::{self, RecipeInfo};
 use zkrecipes::{AnyRecipe, Family, RecipeParams, RecipeSet, Workload};
 use zksim::{Config, FaultBudget, Tick};
 
+use crate::aim::{Aims, Target};
+use crate::invariant::Invariant;
 use crate::monitor::Property;
 
 pub use groups::{ClientGroup, Member};
@@ -26,7 +26,7 @@ pub use parse::ScenarioError;
 /// the user's. Fields are public so that code can build variations
 /// (`compare` sweeps `clients`); [`Scenario::validate`] checks a hand-built one.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Scenario<C = AnyRecipe> {
+pub struct Scenario<C: zksim::Client = AnyRecipe> {
     pub name: String,
     /// The recipe's name: a registered one (`zkcheck list`) for
     /// [`AnyRecipe`], else [`zkrecipes::Recipe::name`] of `C`; with groups,
@@ -42,14 +42,21 @@ pub struct Scenario<C = AnyRecipe> {
     pub workload: Workload,
     pub ensemble: Ensemble,
     pub faults: FaultBudget,
+    /// Which client (or role) each fault kind may strike (`[faults.aim]`).
+    pub aims: Aims,
+    /// Clients whose connect string names one server: `(client, server)` (`[[pin]]`).
+    pub pins: Vec<(usize, usize)>,
+    /// Nodes that exist before the clients start, with their sequential
+    /// suffix counter: `(path, counter)` (`[[parent]]`, S6).
+    pub parents: Vec<(String, i32)>,
     /// Properties whose violation fails the run.
     pub hard: Vec<Property>,
     /// Properties only measured (figures), never failing a run.
     pub report: Vec<Property>,
     pub explore: ExploreDefaults,
-    /// The recipe type clients are built as (a scenario is a typed value:
-    /// its runs' worlds are `World<C>`).
-    recipes: PhantomData<fn() -> C>,
+    /// Invariants of the user's over the world, judged (hard) after every
+    /// step. Code, not data: a scenario file or token never carries them.
+    pub always: Vec<Invariant<C>>,
 }
 
 /// The ensemble's shape and clock (`[ensemble]`).
@@ -59,6 +66,8 @@ pub struct Ensemble {
     pub servers: usize,
     pub session_timeout: Tick,
     pub pause_ticks: Tick,
+    /// Ticks after which a partitioned follower drops its clients (`syncLimit`).
+    pub sync_limit: Tick,
     pub max_time: Tick,
 }
 
@@ -69,13 +78,14 @@ impl Default for Ensemble {
             servers: c.servers,
             session_timeout: c.session_timeout,
             pause_ticks: c.pause_ticks,
+            sync_limit: c.sync_limit,
             max_time: c.max_time,
         }
     }
 }
 
 /// Which exploration strategy to use.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum StrategyKind {
     /// Seeded random schedules with swarm-chosen fault kinds.
@@ -189,10 +199,13 @@ impl<C: RecipeSet> Scenario<C> {
             workload: Workload::default(),
             ensemble: Ensemble::default(),
             faults: FaultBudget::default(),
+            aims: Aims::default(),
+            pins: Vec::new(),
+            parents: Vec::new(),
             hard: vec![Property::MutualExclusion],
             report: vec![Property::Fifo, Property::NoHerd, Property::Liveness],
             explore: ExploreDefaults::default(),
-            recipes: PhantomData,
+            always: Vec::new(),
         }
     }
 
@@ -204,17 +217,47 @@ impl<C: RecipeSet> Scenario<C> {
 
     /// Checks that a scenario makes sense: a known recipe, every number
     /// within its documented limit ([`crate::limits`]), a root node the
-    /// simulator accepts, and checks that fit the recipe's family, each
-    /// named once. Files, tokens and hand-built scenarios all pass here.
-    pub fn validate(&self) -> Result<(), String> {
-        use crate::limits as l;
+    /// simulator accepts, checks that fit the recipe's family (each named
+    /// once), groups, timing, aimed faults, pins and parents that fit.
+    /// Files, tokens and hand-built scenarios all pass here.
+    pub fn validate(&self) -> Result<(), Invalid> {
         let Some(family) = C::family_of(&self.recipe) else {
-            return Err(format!(
-                "unknown recipe `{}`; known recipes: {}",
-                self.recipe,
-                C::names().join(", ")
-            ));
+            return Err(Invalid::UnknownRecipe {
+                name: self.recipe.clone(),
+                known: C::names(),
+            });
         };
+        self.validate_numbers().map_err(Invalid::Limits)?;
+        if self.clients == 0 {
+            return Err(Invalid::NoClients);
+        }
+        if !self.groups.is_empty() {
+            groups::validate::<C>(&self.groups).map_err(|e| {
+                Invalid::Groups(format!("`clients` group {}: {}", e.group + 1, e.message))
+            })?;
+            let total: usize = self.groups.iter().map(|g| g.count).sum();
+            if total != self.clients || self.groups[0].recipe != self.recipe {
+                return Err(Invalid::Groups(format!(
+                    "`clients` groups add up to {total} clients of first recipe `{}`, but the \
+                     scenario says {} of `{}`",
+                    self.groups[0].recipe, self.clients, self.recipe
+                )));
+            }
+        }
+        if self.ensemble.servers == 0 {
+            return Err(Invalid::NoServers);
+        }
+        if self.explore.max_steps == 0 {
+            return Err(Invalid::NoSteps);
+        }
+        self.validate_root().map_err(Invalid::Limits)?;
+        self.validate_checks(family).map_err(Invalid::Limits)?;
+        self.validate_faults().map_err(Invalid::Faults)
+    }
+
+    /// Every number within its documented limit ([`crate::limits`]).
+    fn validate_numbers(&self) -> Result<(), String> {
+        use crate::limits as l;
         l::TEXT_LEN.check(self.name.chars().count() as u64)?;
         l::CLIENTS.check_usize(self.clients)?;
         l::SERVERS.check_usize(self.ensemble.servers)?;
@@ -231,6 +274,7 @@ impl<C: RecipeSet> Scenario<C> {
             ("faults.pauses", f.pauses),
             ("faults.crashes", f.crashes),
             ("faults.partitions", f.partitions),
+            ("faults.kills", f.kills),
         ] {
             l::FAULTS.named(name).check(u64::from(n))?;
         }
@@ -243,20 +287,7 @@ impl<C: RecipeSet> Scenario<C> {
         if let Some(mb) = e.memory_mb {
             l::MEMORY_MB.check(mb)?;
         }
-        if !self.groups.is_empty() {
-            groups::validate::<C>(&self.groups)
-                .map_err(|e| format!("`clients` group {}: {}", e.group + 1, e.message))?;
-            let total: usize = self.groups.iter().map(|g| g.count).sum();
-            if total != self.clients || self.groups[0].recipe != self.recipe {
-                return Err(format!(
-                    "`clients` groups add up to {total} clients of first recipe `{}`, but the \
-                     scenario says {} of `{}`",
-                    self.groups[0].recipe, self.clients, self.recipe
-                ));
-            }
-        }
-        self.validate_root()?;
-        self.validate_checks(family)
+        Ok(())
     }
 
     /// The root must be a node path the simulator accepts
@@ -280,6 +311,48 @@ impl<C: RecipeSet> Scenario<C> {
                 "`root` = \"/\" is not allowed: the recipe needs a node of its own, like `/lock`"
                     .into(),
             );
+        }
+        Ok(())
+    }
+
+    /// The ensemble's timing, aimed faults, pins and parents fit the
+    /// scenario (the message names the field; the parser locates it).
+    fn validate_faults(&self) -> Result<(), String> {
+        if self.ensemble.sync_limit == 0 {
+            return Err("`ensemble.sync_limit` must be at least 1 tick".into());
+        }
+        self.validate_aims()?;
+        for (i, &(client, server)) in self.pins.iter().enumerate() {
+            if client >= self.clients {
+                return Err(format!(
+                    "`pin` client {client} does not exist (clients are 0..{})",
+                    self.clients
+                ));
+            }
+            if server >= self.ensemble.servers {
+                return Err(format!(
+                    "`pin` server {server} does not exist (servers are 0..{})",
+                    self.ensemble.servers
+                ));
+            }
+            if self.pins[..i].iter().any(|&(c, _)| c == client) {
+                return Err(format!("`pin`: client {client} is pinned twice"));
+            }
+        }
+        for (path, _) in &self.parents {
+            let system = path == "/" || path == "/zookeeper" || path.starts_with("/zookeeper/");
+            if zksim::path::validate_path(path).is_err() || system {
+                return Err(format!(
+                    "`parent` path `{path}` must be a valid node path outside `/zookeeper`, not the root"
+                ));
+            }
+        }
+        if self.faults.partitions > 0 && self.ensemble.servers < 2 {
+            return Err(format!(
+                "`faults.partitions` = {} needs a follower to cut off, but `ensemble.servers` = {} \
+                 (server 0 is the leader)",
+                self.faults.partitions, self.ensemble.servers
+            ));
         }
         Ok(())
     }
@@ -321,6 +394,56 @@ impl<C: RecipeSet> Scenario<C> {
         Ok(())
     }
 
+    /// Aimed faults must aim at something that exists and have a budget.
+    fn validate_aims(&self) -> Result<(), String> {
+        let a = &self.aims;
+        let kinds = [
+            (
+                "connection_drops",
+                a.connection_drops,
+                self.faults.connection_drops,
+            ),
+            ("expiries", a.expiries, self.faults.expiries),
+            ("kills", a.kills, self.faults.kills),
+            ("pauses", a.pauses, self.faults.pauses),
+            ("crashes", a.crashes, self.faults.crashes),
+        ];
+        for (kind, aim, budget) in kinds {
+            let Some(target) = aim else { continue };
+            if budget == 0 {
+                return Err(format!(
+                    "`faults.aim.{kind}` aims a fault the budget has none of (`faults.{kind}` = 0)"
+                ));
+            }
+            if let Target::Index(c) = target {
+                if c >= self.clients {
+                    return Err(format!(
+                        "`faults.aim.{kind}` = {c}: no such client (clients are 0..{})",
+                        self.clients
+                    ));
+                }
+            }
+        }
+        if let Some(target) = a.partitions {
+            if self.faults.partitions == 0 {
+                return Err(
+                    "`faults.aim.partitions` aims a fault the budget has none of \
+                            (`faults.partitions` = 0)"
+                        .into(),
+                );
+            }
+            if let Target::Index(s) = target {
+                if s == 0 || s >= self.ensemble.servers {
+                    return Err(format!(
+                        "`faults.aim.partitions` = {s}: not a follower (followers are 1..{})",
+                        self.ensemble.servers
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// The recipe's family (lock if the recipe is unknown, which
     /// [`Scenario::validate`] rules out).
     pub fn family(&self) -> Family {
@@ -339,8 +462,11 @@ impl<C: RecipeSet> Scenario<C> {
             servers: self.ensemble.servers,
             session_timeout: self.ensemble.session_timeout,
             pause_ticks: self.ensemble.pause_ticks,
+            sync_limit: self.ensemble.sync_limit,
             max_time: self.ensemble.max_time,
             faults: self.faults,
+            pins: self.pins.clone(),
+            parents: self.parents.clone(),
         }
     }
 
@@ -383,6 +509,52 @@ impl<C: RecipeSet> Scenario<C> {
     }
 }
 
+/// What is wrong with a hand-built scenario ([`Scenario::validate`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Invalid {
+    /// The recipe set has no recipe of that name.
+    UnknownRecipe {
+        name: String,
+        known: Vec<&'static str>,
+    },
+    NoClients,
+    /// `[[clients]]` groups that do not fit (the message says how).
+    Groups(String),
+    NoServers,
+    /// `root` is not an absolute node path.
+    BadRoot(String),
+    NoSteps,
+    /// Timing, aimed faults, pins or parents that do not fit (the message
+    /// names the field: `faults.aim.…`, `pin`, `parent`, `ensemble.…`).
+    Faults(String),
+    /// A number past its documented limit, a root the simulator refuses, or
+    /// checks that do not fit the recipe (the message names the field).
+    Limits(String),
+}
+
+impl std::fmt::Display for Invalid {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Invalid::UnknownRecipe { name, known } => write!(
+                f,
+                "unknown recipe `{name}`; known recipes: {}",
+                known.join(", ")
+            ),
+            Invalid::NoClients => write!(f, "`clients` must be at least 1"),
+            Invalid::Groups(message) => write!(f, "{message}"),
+            Invalid::NoServers => write!(f, "`ensemble.servers` must be at least 1"),
+            Invalid::BadRoot(root) => write!(
+                f,
+                "`root` must be an absolute node path like `/lock`, not `{root}`"
+            ),
+            Invalid::NoSteps => write!(f, "`explore.max_steps` must be at least 1"),
+            Invalid::Faults(message) | Invalid::Limits(message) => write!(f, "{message}"),
+        }
+    }
+}
+
+impl std::error::Error for Invalid {}
+
 /// Every registered recipe name, comma-separated (for error messages).
 pub fn known_recipes() -> String {
     AnyRecipe::names().join(", ")
@@ -400,7 +572,9 @@ pub fn property_name(p: Property) -> &'static str {
         Property::QueueSafety => "queue",
         Property::Election => "election",
         Property::NoPanic => "no-panic",
+        Property::AcquiredOnlyWhenAsked => "asked",
         Property::Owner => "owner",
+        Property::Always(name) => name,
     }
 }
 
@@ -414,9 +588,12 @@ pub fn applies_to(p: Property, family: Family) -> bool {
         Property::Election => family == Family::Election,
         // Every recipe asks and finishes, and may leave nodes or panic.
         Property::NoLeaks | Property::NoPanic | Property::Liveness => true,
-        Property::MutualExclusion | Property::Fifo | Property::NoHerd => {
-            matches!(family, Family::Lock | Family::RwLock)
-        }
+        Property::MutualExclusion
+        | Property::Fifo
+        | Property::NoHerd
+        | Property::AcquiredOnlyWhenAsked => matches!(family, Family::Lock | Family::RwLock),
+        // A user's invariant is over the world: any recipe.
+        Property::Always(_) => true,
         // A holder or a leader believes, and writes, through a node of its
         // own session under a fence.
         Property::FencedExclusion | Property::Owner => {
@@ -436,7 +613,7 @@ pub fn family_name(family: Family) -> &'static str {
 }
 
 /// Every property, in the order scenarios list them.
-pub const ALL_PROPERTIES: [Property; 9] = [
+pub const ALL_PROPERTIES: [Property; 10] = [
     Property::MutualExclusion,
     Property::FencedExclusion,
     Property::Fifo,
@@ -445,6 +622,7 @@ pub const ALL_PROPERTIES: [Property; 9] = [
     Property::NoLeaks,
     Property::QueueSafety,
     Property::Election,
+    Property::AcquiredOnlyWhenAsked,
     Property::Owner,
 ];
 

@@ -11,8 +11,12 @@ use toml::Spanned;
 use zkrecipes::{RecipeSet, Workload};
 use zksim::{FaultBudget, Tick};
 
+use crate::aim::{Aims, Role, Target, ROLES};
+
 use super::groups::{self, ClientGroup};
-use super::{property_by_name, property_name, Ensemble, ExploreDefaults, Scenario, ALL_PROPERTIES};
+use super::{
+    property_by_name, property_name, Ensemble, ExploreDefaults, Invalid, Scenario, ALL_PROPERTIES,
+};
 
 /// Why a scenario could not be loaded.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -47,10 +51,14 @@ struct Doc {
     clients: Spanned<ClientsDoc>,
     #[serde(default)]
     workload: WorkloadDoc,
-    #[serde(default)]
-    ensemble: Ensemble,
-    #[serde(default)]
-    faults: FaultsDoc,
+    #[serde(default = "default_spanned")]
+    ensemble: Spanned<Ensemble>,
+    #[serde(default = "default_spanned")]
+    faults: Spanned<FaultsDoc>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pin: Vec<Spanned<PinDoc>>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    parent: Vec<Spanned<ParentDoc>>,
     #[serde(default)]
     checks: ChecksDoc,
     #[serde(default)]
@@ -124,6 +132,10 @@ struct GroupWorkloadDoc {
     think_ticks: Option<Tick>,
 }
 
+fn default_spanned<T: Default>() -> Spanned<T> {
+    Spanned::new(0..0, T::default())
+}
+
 fn default_root() -> Spanned<String> {
     Spanned::new(0..0, "/lock".to_string())
 }
@@ -155,6 +167,81 @@ struct FaultsDoc {
     pauses: u32,
     crashes: u32,
     partitions: u32,
+    kills: u32,
+    #[serde(skip_serializing_if = "AimDoc::is_empty")]
+    aim: AimDoc,
+}
+
+/// `[faults.aim]`: per fault kind, a client index or a role name.
+#[derive(Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct AimDoc {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    connection_drops: Option<Spanned<toml::Value>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expiries: Option<Spanned<toml::Value>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kills: Option<Spanned<toml::Value>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pauses: Option<Spanned<toml::Value>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    crashes: Option<Spanned<toml::Value>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    partitions: Option<Spanned<toml::Value>>,
+}
+
+impl AimDoc {
+    fn is_empty(&self) -> bool {
+        [
+            &self.connection_drops,
+            &self.expiries,
+            &self.kills,
+            &self.pauses,
+            &self.crashes,
+            &self.partitions,
+        ]
+        .iter()
+        .all(|a| a.is_none())
+    }
+
+    fn of(aims: &Aims) -> Self {
+        let value = |t: Option<Target>| {
+            t.map(|t| {
+                Spanned::new(
+                    0..0,
+                    match t {
+                        Target::Index(i) => toml::Value::Integer(i as i64),
+                        Target::Role(r) => toml::Value::String(r.name().to_string()),
+                    },
+                )
+            })
+        };
+        AimDoc {
+            connection_drops: value(aims.connection_drops),
+            expiries: value(aims.expiries),
+            kills: value(aims.kills),
+            pauses: value(aims.pauses),
+            crashes: value(aims.crashes),
+            partitions: value(aims.partitions),
+        }
+    }
+}
+
+/// `[[pin]]`: a client whose connect string names one server.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PinDoc {
+    client: usize,
+    server: usize,
+}
+
+/// `[[parent]]`: a node that exists before the clients start, its suffix counter set.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ParentDoc {
+    path: String,
+    #[serde(default)]
+    counter: i32,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -298,6 +385,34 @@ pub(super) fn from_str<C: RecipeSet>(
             (groups[0].recipe.clone(), total, groups)
         }
     };
+    let target = |value: &Option<Spanned<toml::Value>>| -> Result<Option<Target>, ScenarioError> {
+        let Some(v) = value else { return Ok(None) };
+        match v.get_ref() {
+            toml::Value::Integer(i) if *i >= 0 => Ok(Some(Target::Index(*i as usize))),
+            toml::Value::String(name) => Role::by_name(name)
+                .map(|r| Some(Target::Role(r)))
+                .ok_or_else(|| {
+                    let known: Vec<_> = ROLES.iter().map(|r| r.name()).collect();
+                    at(
+                        Some(v.span()),
+                        format!("unknown role `{name}`; known roles: {}", known.join(", ")),
+                    )
+                }),
+            _ => Err(at(
+                Some(v.span()),
+                "an aim is a client index (a number ≥ 0) or a role name".to_string(),
+            )),
+        }
+    };
+    let aim = &doc.faults.get_ref().aim;
+    let aims = Aims {
+        connection_drops: target(&aim.connection_drops)?,
+        expiries: target(&aim.expiries)?,
+        kills: target(&aim.kills)?,
+        pauses: target(&aim.pauses)?,
+        crashes: target(&aim.crashes)?,
+        partitions: target(&aim.partitions)?,
+    };
     let scenario = Scenario {
         name: doc.name,
         recipe,
@@ -305,18 +420,33 @@ pub(super) fn from_str<C: RecipeSet>(
         groups,
         root: doc.root.get_ref().clone(),
         workload,
-        ensemble: doc.ensemble,
-        faults: FaultBudget {
-            connection_drops: doc.faults.connection_drops,
-            expiries: doc.faults.expiries,
-            pauses: doc.faults.pauses,
-            crashes: doc.faults.crashes,
-            partitions: doc.faults.partitions,
+        ensemble: *doc.ensemble.get_ref(),
+        faults: {
+            let f = doc.faults.get_ref();
+            FaultBudget {
+                connection_drops: f.connection_drops,
+                expiries: f.expiries,
+                pauses: f.pauses,
+                crashes: f.crashes,
+                partitions: f.partitions,
+                kills: f.kills,
+            }
         },
+        aims,
+        pins: doc
+            .pin
+            .iter()
+            .map(|p| (p.get_ref().client, p.get_ref().server))
+            .collect(),
+        parents: doc
+            .parent
+            .iter()
+            .map(|p| (p.get_ref().path.clone(), p.get_ref().counter))
+            .collect(),
         hard,
         report,
         explore: doc.explore,
-        recipes: std::marker::PhantomData,
+        always: Vec::new(),
     };
     if scenario.hard.is_empty() {
         return Err(ScenarioError {
@@ -330,14 +460,20 @@ pub(super) fn from_str<C: RecipeSet>(
     }
     // Point at the field when we know which one is wrong: the message
     // names it as `section.key` (or `key` at the top).
-    scenario.validate().map_err(|message| {
-        let span = if message.starts_with("`clients`") {
-            Some(doc.clients.span())
-        } else if message.starts_with("`root`") {
-            Some(doc.root.span())
-        } else {
-            None
+    scenario.validate().map_err(|invalid| {
+        let span = match &invalid {
+            Invalid::NoClients | Invalid::Groups(_) => Some(doc.clients.span()),
+            Invalid::BadRoot(_) => Some(doc.root.span()),
+            Invalid::Faults(message) => {
+                fault_span(&doc.faults, &doc.pin, &doc.parent, &doc.ensemble, message)
+            }
+            Invalid::Limits(message) if message.starts_with("`clients`") => {
+                Some(doc.clients.span())
+            }
+            Invalid::Limits(message) if message.starts_with("`root`") => Some(doc.root.span()),
+            _ => None,
         };
+        let message = invalid.to_string();
         let position = span
             .filter(|s| s.end > 0)
             .map(|s| line_col(text, s.start))
@@ -379,7 +515,51 @@ fn find_key(text: &str, dotted: &str) -> Option<(usize, usize)> {
     None
 }
 
-pub(super) fn to_canonical<C>(s: &Scenario<C>) -> String {
+/// Where in the file a timing/aim/pin/parent error points: found from the
+/// field its message names.
+fn fault_span(
+    faults: &Spanned<FaultsDoc>,
+    pin: &[Spanned<PinDoc>],
+    parent: &[Spanned<ParentDoc>],
+    ensemble: &Spanned<Ensemble>,
+    message: &str,
+) -> Option<std::ops::Range<usize>> {
+    if let Some(kind) = message
+        .strip_prefix("`faults.aim.")
+        .and_then(|m| m.split('`').next())
+    {
+        let aim = &faults.get_ref().aim;
+        let spanned = match kind {
+            "connection_drops" => &aim.connection_drops,
+            "expiries" => &aim.expiries,
+            "kills" => &aim.kills,
+            "pauses" => &aim.pauses,
+            "crashes" => &aim.crashes,
+            _ => &aim.partitions,
+        };
+        spanned.as_ref().map(|v| v.span()).or(Some(faults.span()))
+    } else if message.contains("`pin`") {
+        let bad = pin.iter().find(|p| {
+            let p = p.get_ref();
+            message.contains(&format!("client {} ", p.client))
+                || message.contains(&format!("server {} ", p.server))
+        });
+        bad.or(pin.last()).map(|p| p.span())
+    } else if message.contains("`parent`") {
+        let bad = parent
+            .iter()
+            .find(|p| message.contains(&format!("`{}`", p.get_ref().path)));
+        bad.map(|p| p.span())
+    } else if message.contains("`faults.") {
+        Some(faults.span())
+    } else if message.contains("`ensemble.") {
+        Some(ensemble.span())
+    } else {
+        None
+    }
+}
+
+pub(super) fn to_canonical<C: zksim::Client>(s: &Scenario<C>) -> String {
     let spanned = |v: &str| Spanned::new(0..0, v.to_string());
     let (recipe, clients) = if s.groups.is_empty() {
         (Some(spanned(&s.recipe)), ClientsDoc::Count(s.clients))
@@ -410,14 +590,37 @@ pub(super) fn to_canonical<C>(s: &Scenario<C>) -> String {
             hold_ticks: s.workload.hold_ticks,
             think_ticks: s.workload.think_ticks,
         },
-        ensemble: s.ensemble,
-        faults: FaultsDoc {
-            connection_drops: s.faults.connection_drops,
-            expiries: s.faults.expiries,
-            pauses: s.faults.pauses,
-            crashes: s.faults.crashes,
-            partitions: s.faults.partitions,
-        },
+        ensemble: Spanned::new(0..0, s.ensemble),
+        faults: Spanned::new(
+            0..0,
+            FaultsDoc {
+                connection_drops: s.faults.connection_drops,
+                expiries: s.faults.expiries,
+                pauses: s.faults.pauses,
+                crashes: s.faults.crashes,
+                partitions: s.faults.partitions,
+                kills: s.faults.kills,
+                aim: AimDoc::of(&s.aims),
+            },
+        ),
+        pin: s
+            .pins
+            .iter()
+            .map(|&(client, server)| Spanned::new(0..0, PinDoc { client, server }))
+            .collect(),
+        parent: s
+            .parents
+            .iter()
+            .map(|(path, counter)| {
+                Spanned::new(
+                    0..0,
+                    ParentDoc {
+                        path: path.clone(),
+                        counter: *counter,
+                    },
+                )
+            })
+            .collect(),
         checks: ChecksDoc {
             hard: s.hard.iter().map(|&p| spanned(property_name(p))).collect(),
             report: s
@@ -486,6 +689,92 @@ report = ["herd", "fifo"]
         let e = Scenario::parse(text, "f.toml").unwrap_err();
         assert_eq!(e.position, Some((2, 10)), "{e}");
         assert!(e.message.contains("idle"), "{e}");
+    }
+
+    #[test]
+    fn partitions_without_a_follower_point_at_the_faults_table() {
+        let text = "name = \"t\"\nrecipe = \"idle\"\nclients = 2\n[ensemble]\nservers = 1\n[faults]\npartitions = 1\n";
+        let e = Scenario::parse(text, "f.toml").unwrap_err();
+        assert_eq!(e.position, Some((6, 1)), "{e}");
+        assert!(e.message.contains("needs a follower"), "{e}");
+    }
+
+    #[test]
+    fn zero_sync_limit_is_refused_with_its_table() {
+        let text = "name = \"t\"\nrecipe = \"idle\"\nclients = 2\n[ensemble]\nsync_limit = 0\n";
+        let e = Scenario::parse(text, "f.toml").unwrap_err();
+        assert_eq!(e.position, Some((4, 1)), "{e}");
+        assert!(e.message.contains("sync_limit"), "{e}");
+    }
+
+    const AIMED: &str = r#"
+name = "t"
+recipe = "sequential"
+clients = 3
+[ensemble]
+servers = 3
+[faults]
+expiries = 1
+partitions = 1
+[faults.aim]
+expiries = "holder"
+partitions = 2
+[[pin]]
+client = 1
+server = 2
+[[parent]]
+path = "/lock"
+counter = 2147483600
+"#;
+
+    #[test]
+    fn aims_pins_and_parents_parse_and_survive_the_canonical_text() {
+        let s = Scenario::parse(AIMED, "t.toml").unwrap();
+        assert_eq!(s.aims.expiries, Some(Target::Role(Role::Holder)));
+        assert_eq!(s.aims.partitions, Some(Target::Index(2)));
+        assert_eq!(s.pins, vec![(1, 2)]);
+        assert_eq!(s.parents, vec![("/lock".to_string(), 2_147_483_600)]);
+        let again = Scenario::parse(&to_canonical(&s), "canon").unwrap();
+        assert_eq!(s, again);
+    }
+
+    #[test]
+    fn impossible_aims_pins_and_parents_are_refused_at_their_place() {
+        let cases = [
+            (
+                "expiries = \"holder\"",
+                "expiries = \"boss\"",
+                11,
+                "unknown role `boss`",
+            ),
+            (
+                "expiries = \"holder\"",
+                "expiries = 7",
+                11,
+                "no such client",
+            ),
+            (
+                "expiries = \"holder\"",
+                "kills = 0",
+                11,
+                "`faults.kills` = 0",
+            ),
+            ("partitions = 2", "partitions = 0", 12, "not a follower"),
+            // A `[[pin]]` or `[[parent]]` error points at its table.
+            ("server = 2", "server = 3", 13, "server 3 does not exist"),
+            (
+                "path = \"/lock\"",
+                "path = \"/zookeeper/x\"",
+                16,
+                "outside `/zookeeper`",
+            ),
+        ];
+        for (from, to, line, message) in cases {
+            let text = AIMED.replace(from, to);
+            let e = Scenario::parse(&text, "f.toml").unwrap_err();
+            assert!(e.message.contains(message), "{to}: {e}");
+            assert_eq!(e.position.map(|p| p.0), Some(line), "{to}: {e}");
+        }
     }
 
     #[test]

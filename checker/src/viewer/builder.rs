@@ -255,9 +255,16 @@ impl Builder {
             Event::Fault(f) => items.push(match f {
                 Fault::DropConnection { client } => fault(*client, "⚡ connection drops".into()),
                 Fault::ExpireSession { client } => fault(
+                    *client,
+                    format!(
+                        "⚡ cut off from every server until session {:#x} expires",
+                        model.world.session_of(*client)
+                    ),
+                ),
+                Fault::KillSession { client } => fault(
                     self.server_lane(0),
                     format!(
-                        "⚡ leader expires c{client}'s session {:#x}",
+                        "⚡ the ensemble kills c{client}'s session {:#x}",
                         model.world.session_of(*client)
                     ),
                 ),
@@ -403,8 +410,7 @@ impl Builder {
                 lane: self.server_lane(0),
                 kind: MarkKind::SessionEnded,
                 label: format!(
-                    "session {}{} {}: ephemerals gone",
-                    session_label(*session),
+                    "{} {}: ephemerals gone",
                     owner(model, *session),
                     if *expired { "expired" } else { "closed" }
                 ),
@@ -413,9 +419,10 @@ impl Builder {
     }
 }
 
+/// "c1's session" when a client owns it now, else "session 0x…".
 fn owner<C: RecipeSet>(model: &Model<C>, session: SessionId) -> String {
-    (0..model.world.num_clients())
-        .find(|&c| model.world.session_of(c) == session)
-        .map(|c| format!(" (c{c})"))
-        .unwrap_or_default()
+    match (0..model.world.num_clients()).find(|&c| model.world.session_of(c) == session) {
+        Some(c) => format!("c{c}'s session"),
+        None => format!("session {}", session_label(session)),
+    }
 }

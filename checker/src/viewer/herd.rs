@@ -21,7 +21,7 @@ use super::timeline::{ArrowKind, Item, MarkKind, Timeline};
 /// One recipe's schedule, filtered down to releases, wakeups and acquisitions.
 pub fn herd_timeline(recipe: &str, clients: usize, seed: u64) -> Result<Timeline, String> {
     let s = scenario(recipe, clients, false);
-    s.validate()?;
+    s.validate().map_err(|e| e.to_string())?;
     let outcome = run_random(&s, seed);
     let indices = outcome
         .schedule

@@ -25,7 +25,7 @@ use super::timeline::{Belief, Timeline};
 
 /// A replayed run, ready to draw.
 #[derive(Clone, Debug)]
-pub struct Recording<C = zkrecipes::AnyRecipe> {
+pub struct Recording<C: zksim::Client = zkrecipes::AnyRecipe> {
     pub timeline: Timeline,
     /// Snapshot 0 whole (as a diff from nothing), then one diff per step.
     pub snapshots: Vec<Value>,

@@ -29,7 +29,7 @@ impl Style {
         lane_width: 136,
         line: 17,
         max_label: 64,
-        right: 210,
+        right: 260,
     };
     /// For many clients side by side (the herd comparison).
     pub const COMPACT: Style = Style {
@@ -298,11 +298,9 @@ fn item_svg(out: &mut String, item: &Item, y: u32, l: &Layout, style: &Style) {
             } else {
                 ""
             };
-            if x1 < x2 {
-                label(out, x1 + 10, ya - 3, "start", color, weight, &text);
-            } else {
-                label(out, x1 - 10, ya - 3, "end", color, weight, &text);
-            }
+            // Always from the left end, so a long label runs into the room
+            // on the right and never over the step numbers.
+            label(out, x1.min(x2) + 10, ya - 3, "start", color, weight, &text);
             out.push_str("</g>\n");
         }
         Item::Mark {

@@ -76,6 +76,12 @@ pub const ROWS: &[Row] = &[
         3000,
     ),
     violated(
+        "seed001-ouyang-lock-keep",
+        Liveness,
+        "ouyang-lock-keep-faults.toml",
+        1000,
+    ),
+    violated(
         "seed001-ouyang-rwlock",
         MutualExclusion,
         "ouyang-rwlock-expiry.toml",
@@ -126,8 +132,20 @@ pub const ROWS: &[Row] = &[
     ),
     violated("seed002-writelock", Fifo, "writelock-faults.toml", 1000),
     holds("seed002-writelock", NoHerd, "writelock-faults.toml"),
+    violated(
+        "seed002-writelock",
+        AcquiredOnlyWhenAsked,
+        "writelock-asked.toml",
+        1000,
+    ),
     violated("seed002-queue", QueueSafety, "queue-drop.toml", 1000),
     holds("seed002-queue", QueueSafety, "queue-nofaults.toml"),
+    violated(
+        "seed002-queue-retry",
+        QueueSafety,
+        "queue-retry-drop.toml",
+        1000,
+    ),
     violated(
         "seed002-queue-poll",
         QueueSafety,
@@ -192,6 +210,7 @@ pub const ROWS: &[Row] = &[
         1000,
     ),
     violated("seed004-zklock", Liveness, "zklock-nofaults.toml", 1000),
+    violated("seed004-zklock", MutualExclusion, "zklock-drop.toml", 3000),
     holds("seed004-zklock", NoHerd, "zklock-faults.toml"),
 ];
 

@@ -34,8 +34,9 @@ pub enum Action {
     /// `close()` the session and wait until the server ended it.
     Close,
     /// The server expires the session (real: the network goes silent until
-    /// the server gives up on it; sim: `Fault::ExpireSession`). The client
-    /// then reconnects and learns `Expired`.
+    /// the server gives up on it; sim: `Fault::KillSession`, which ends it
+    /// at once — what the script observes is the same: `Disconnected`, then
+    /// `Expired` on reconnect). The client then reconnects and learns `Expired`.
     Expire,
     /// The connection breaks and stays down (real: the proxy holds every
     /// byte and drops the connection; sim: `Fault::DropConnection`).

@@ -5,7 +5,7 @@
 //! *another* session's step without polling on a 100 ms timer. A script
 //! needs one global order, so this conductor holds every session's handle
 //! and performs the steps itself. It reuses the driver's translation
-//! (`ops::perform`, `map_event`, `WatchClass`) and its [`WakeSet`], which
+//! (`ops::perform`, `map_event`, `WatchClass`) and its `WakeSet`, which
 //! yields each connection's replies and notifications in wire order.
 //!
 //! After each step, every other connected session does a *barrier* read

@@ -6,7 +6,7 @@
 //! decides when to fire it. For each step the scheduler fires the player's
 //! timer (it sends its op or asks to close), lets the server take what the
 //! player queued, then delivers every message waiting for any client
-//! before the next step. Faults are the world's own (`ExpireSession`,
+//! before the next step. Faults are the world's own (`KillSession`,
 //! `DropConnection`) followed, where the script says so, by `Connect`.
 
 use zksim::{
@@ -115,7 +115,7 @@ pub fn run(script: &Script, root: &str) -> Result<Observations, Unplayable> {
                 op: op.clone(),
             }),
             Action::Close => list.push(Act::Close),
-            Action::Expire => faults.expiries += 1,
+            Action::Expire => faults.kills += 1,
             Action::Disconnect => faults.connection_drops += 1,
             Action::Reconnect => {}
         }
@@ -138,7 +138,7 @@ pub fn run(script: &Script, root: &str) -> Result<Observations, Unplayable> {
         match step.action {
             Action::Op(_) | Action::Close => conductor.act(k)?,
             Action::Expire => {
-                conductor.try_step(&Event::Fault(Fault::ExpireSession { client: k }), || {
+                conductor.try_step(&Event::Fault(Fault::KillSession { client: k }), || {
                     fail("expire")
                 })?;
                 conductor.drain();

@@ -19,7 +19,23 @@
 //! | 958-986 | `take()`: list **with** a `LatchChildWatcher`; empty → `await()`; then as `remove` | `GetChildren{watch: true}`; empty → wait for a child event on `dir` **or any connection-state event** (the Java client hands those to every watcher: the latch opens on `Disconnected` too); `NoNode` on the list → `create(dir)` and loop |
 //! | 993-1002 | `offer`: `create(dir/qn-, PERSISTENT_SEQUENTIAL)`; `NoNode` → `create(dir)`, loop | same; `Offered` when the create is confirmed |
 //! | 1010-1030 | `peek` / `poll`: `element` / `remove`, `null` when empty | same |
-//! | — | `ConnectionLoss` / `SessionExpired` anywhere in these methods | not caught: thrown to the program, which stops and closes its handle |
+//! | — | `ConnectionLoss` / `SessionExpired` anywhere in these methods | not caught: thrown to the program (below) |
+//!
+//! **The program around it.** The article shows no caller of the queue.
+//! Two typical callers are modelled, and the verdicts differ:
+//! - `seed002-queue`, `seed002-queue-poll` — *exit and close*: an exception
+//!   ends the program, which closes its handle (`try … finally close()`).
+//!   A consumer that dies leaves its items in ZooKeeper (nothing is lost, a
+//!   consumer died); an item is **lost** only when its `delete` was applied
+//!   and the reply lost (`take()`, line 978: `zookeeper.delete(path, -1)` then
+//!   `return data`, with no way to tell the two apart).
+//! - `seed002-queue-retry` — *retry*: on a `KeeperException` other than
+//!   `SessionExpired` the program sleeps a think time and calls the same
+//!   method again. A dropped `getChildren`
+//!   is then harmless, and what remains is the code's own defects: the
+//!   lost delete (line 978) loses the item for good, and an `offer()` whose
+//!   create was applied but whose reply was lost (line 996) is offered again,
+//!   a **duplicate** the consumers take twice.
 //!
 //! Expected bugs (**queue** property unless said otherwise):
 //! - a `ConnectionLoss` on the consumer's `delete` after it was applied: the
@@ -83,7 +99,7 @@ enum Role {
 
 /// `DistributedQueue`; `POLL` selects the `peek`/`poll` consumers.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct DistributedQueue<const POLL: bool> {
+pub struct DistributedQueue<const POLL: bool, const RETRY: bool = false> {
     dir: String,
     role: Role,
     rounds: u32,
@@ -95,8 +111,11 @@ pub struct DistributedQueue<const POLL: bool> {
 pub type TakeQueue = DistributedQueue<false>;
 /// Consumers call `peek()` then `poll()`.
 pub type PollQueue = DistributedQueue<true>;
+/// Consumers call `take()`; both sides' programs retry a call that threw
+/// (the "retry" caller, see the module doc).
+pub type RetryingTakeQueue = DistributedQueue<false, true>;
 
-impl<const POLL: bool> Recipe for DistributedQueue<POLL> {
+impl<const POLL: bool, const RETRY: bool> Recipe for DistributedQueue<POLL, RETRY> {
     const FAMILY: crate::Family = crate::Family::Queue;
     fn new(p: &RecipeParams) -> Self {
         let producers = p.clients.div_ceil(2) as u32;
@@ -122,8 +141,21 @@ impl<const POLL: bool> Recipe for DistributedQueue<POLL> {
     }
 }
 
-impl<const POLL: bool> DistributedQueue<POLL> {
-    /// An exception reached the program: it stops and closes its handle.
+impl<const POLL: bool, const RETRY: bool> DistributedQueue<POLL, RETRY> {
+    /// A call threw `error` to the program. The exiting caller stops and
+    /// closes its handle; the retrying caller, on any `KeeperException` but
+    /// `SessionExpired` (which no retry can mend), sleeps a think time and
+    /// makes the same call again (the same item, for a producer: it cannot
+    /// know whether the create was applied).
+    fn threw(&mut self, error: Option<ZkError>, cx: &mut Cx<AppEvent>) {
+        if RETRY && error.is_some_and(|e| e != ZkError::SessionExpired) {
+            self.sleep(cx);
+        } else {
+            self.stop(cx);
+        }
+    }
+
+    /// The program ends (its work is done, or a call threw): it closes its handle.
     fn stop(&mut self, cx: &mut Cx<AppEvent>) {
         self.step = Step::Finished;
         cx.close_session();
@@ -257,12 +289,12 @@ impl<const POLL: bool> DistributedQueue<POLL> {
             }
             (Ok(_), Some(data)) => self.returned(method, Some(data), cx),
             (Err(ZkError::NoNode), _) => self.read_head(method, heads, idx + 1, cx),
-            _ => self.stop(cx),
+            (reply, _) => self.threw(reply.err(), cx),
         }
     }
 }
 
-impl<const POLL: bool> Client for DistributedQueue<POLL> {
+impl<const POLL: bool, const RETRY: bool> Client for DistributedQueue<POLL, RETRY> {
     type Event = AppEvent;
 
     fn start(&mut self, cx: &mut Cx<AppEvent>) {
@@ -302,11 +334,11 @@ impl<const POLL: bool> Client for DistributedQueue<POLL> {
                     let op = self.mkdir(cx);
                     self.step = Step::OfferMkdir(op);
                 }
-                Err(_) => self.stop(cx),
+                Err(e) => self.threw(Some(e), cx),
             },
             Step::OfferMkdir(id) if id == op => match reply {
                 Ok(_) => self.offer(cx),
-                Err(_) => self.stop(cx),
+                Err(e) => self.threw(Some(e), cx),
             },
             Step::List(id, method) if id == op => match reply {
                 Ok(Response::Children { names, .. }) => {
@@ -322,11 +354,11 @@ impl<const POLL: bool> Client for DistributedQueue<POLL> {
                     self.step = Step::TakeMkdir(op);
                 }
                 Err(ZkError::NoNode) => self.returned(method, None, cx),
-                _ => self.stop(cx),
+                reply => self.threw(reply.err(), cx),
             },
             Step::TakeMkdir(id) if id == op => match reply {
                 Ok(_) => self.list(Method::Take, cx),
-                Err(_) => self.stop(cx),
+                Err(e) => self.threw(Some(e), cx),
             },
             Step::Head { op: id, .. } if id == op => self.on_head(step, reply, cx),
             _ => {}

@@ -14,12 +14,25 @@
 //! close the ZooKeeper handle
 //! ```
 //!
-//! When the recipe's code lets an exception escape from acquisition, the
-//! program reports `GaveUp` and stops, closing its handle (the usual
-//! `try … finally { zk.close() }`). An exception from a *release* is
-//! reported as `Released` (the program has stopped believing it holds the
-//! lock whatever the server did) and the program goes on. A port that must
-//! deviate says so in its own module doc.
+//! **What the caller does when a call throws** decides several verdicts, and
+//! no article but seed 002 (Curator's `acquire`/`release` snippet) and seed
+//! 004 (`ZkLock implements AutoCloseable`: try-with-resources) shows a
+//! caller. So the policy is a stated, per-port choice, [`Caller`]:
+//! - [`Caller::ExitAndClose`] (the default): an exception escaping from
+//!   acquisition is reported as `GaveUp` and the program stops, closing its
+//!   handle (`try … finally { zk.close() }`, or try-with-resources). The
+//!   session's ephemerals go with it.
+//! - [`Caller::ExitKeepSession`]: the same, but the handle stays open — the
+//!   lock object was given a long-lived, shared `ZooKeeper` (seed 001's
+//!   `DistributedLock` takes `zk` from its owner and never closes it), so the
+//!   thread that called `lock()` dies and the session lives on.
+//!
+//! An exception from a *release* is reported as `Released` (the program has
+//! stopped believing it holds the lock whatever the server did) and the
+//! program goes on to its next round: a caller that logs and carries on.
+//! Verdicts that rest on this (seed 002 `WriteLock` × fifo) say so. Each
+//! port's module doc says which callers it is registered with, and
+//! docs/SEEDS.md lists them all.
 
 use zksim::{Cx, Tick, TICK_MS};
 
@@ -47,6 +60,16 @@ pub enum Stage {
     Finished,
 }
 
+/// What the program around a port does when a call throws (module doc).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Caller {
+    /// Stop and close the handle.
+    #[default]
+    ExitAndClose,
+    /// Stop; the handle (and the session, with its ephemerals) lives on.
+    ExitKeepSession,
+}
+
 /// The program that uses a lock port (see the module doc).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct App {
@@ -54,6 +77,7 @@ pub struct App {
     round: u32,
     shared: bool,
     stage: Stage,
+    caller: Caller,
 }
 
 impl App {
@@ -63,7 +87,16 @@ impl App {
             round: 0,
             shared,
             stage: Stage::Thinking,
+            caller: Caller::default(),
         }
+    }
+    /// The same program with another exception policy.
+    pub fn with_caller(mut self, caller: Caller) -> Self {
+        self.caller = caller;
+        self
+    }
+    pub fn caller(&self) -> Caller {
+        self.caller
     }
     pub fn stage(&self) -> Stage {
         self.stage
@@ -129,11 +162,14 @@ impl App {
             true
         }
     }
-    /// An exception escaped from `lock()`: `GaveUp`, close the handle, stop.
+    /// An exception escaped from `lock()`: `GaveUp` and stop, closing the
+    /// handle unless the caller keeps it.
     pub fn gave_up(&mut self, cx: &mut Cx<AppEvent>) {
         cx.emit(AppEvent::GaveUp);
         self.stage = Stage::Finished;
-        cx.close_session();
+        if self.caller == Caller::ExitAndClose {
+            cx.close_session();
+        }
     }
     /// Stop without touching the session (the program's thread died but the
     /// handle stays open — used where the article's code skips `close()`).

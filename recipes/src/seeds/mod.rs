@@ -1,5 +1,6 @@
-//! Faithful ports of the seed articles' recipes (`/work/shared/seeds/`),
-//! bugs included, so that the checker can show what goes wrong with them.
+//! Faithful ports of the seed articles' recipes (summarised, with their
+//! decisive lines, in `docs/SEEDS.md`), bugs included, so that the checker
+//! can show what goes wrong with them.
 //!
 //! A port behaves like the article's code, not like a correct recipe: where
 //! the article sorts whole names as strings, so does the port; where it
@@ -7,7 +8,9 @@
 //! sans-IO steps: a synchronous call sequence is a chain of sent ops and
 //! reply handlers; `wait()`/`notify()` or a semaphore is "wait for the watch
 //! event"; a retry loop with `Thread.sleep` is "resend after a timer".
-//! [`app`] holds the program around the recipe that the articles leave out.
+//! [`app`] holds the program around the recipe that the articles leave out,
+//! and its stated exception policy ([`app::Caller`]); where the verdict
+//! depends on it a port is registered once per caller (`-keep`, `-retry`).
 //!
 //! Each module's doc has a table "article line → port behaviour" and the
 //! bugs the port is expected to show.
@@ -16,8 +19,8 @@
 //!
 //! Session ids are `0x0100_0000_0000_0000 + n` in the simulator, so client 0
 //! has the string-smallest session id. "measured" = `tests/seeds_world.rs`
-//! (3 clients, 2 rounds, seeded random schedules) on a trial merge with the
-//! `sim-world` branch.
+//! (3 clients, 2 rounds, seeded random schedules); `docs/VERDICTS.md` has
+//! the checker's current verdicts and figures.
 //!
 //! | port | breaks | shortest exposing scenario |
 //! |---|---|---|

@@ -1,29 +1,29 @@
 //! Port of OuYangLiang's `DistributedLock` (seeds 000 and 001, "基于ZooKeeper的
 //! 分布式锁(二)"), and the read/write lock the same article sketches.
 //!
-//! Line numbers are those of seed 001's stored text (seed 000 is a garbled
-//! copy of the same code). What the article leaves out (`ensureResource`,
+//! Line numbers are those of seed 001's own text, counted from its first
+//! line (seed 000 is a garbled copy of the same code). What the article leaves out (`ensureResource`,
 //! `parseSequence`, the read/write lock) comes from the source it links
-//! (seed 001 line 372: OuYangLiang/ZK-lock, `DistributedLock.java` and
+//! (seed 001 line 245: OuYangLiang/ZK-lock, `DistributedLock.java` and
 //! `ReadWriteLock.java`), read through the code index.
 //!
 //! | article line | Java | port |
 //! |---|---|---|
-//! | 155 (+ source) | `ensureResource`: `exists(root+resource)`; null → `create(…, PERSISTENT)`; `NODEEXISTS` → return; `CONNECTIONLOSS` on `exists` → call itself, **then fall through to `create`**; on `create` → call itself | `Exists` then `Create`, with the same recursion (a trailing `Create` after an `exists` loss) |
-//! | 158 | `create(root+resource+"/lock-", clientId.getBytes(), EPHEMERAL_SEQUENTIAL)` | `Create` with data `client-<i>`; `Enqueued`, fence = czxid |
-//! | 164 | create throws `CONNECTIONLOSS` → `lockOnConnectionLoss` | `GetChildren`, then look for our node by data |
-//! | 173-178 | no node of ours found → `lock()` again | back to `ensureResource` + `Create` |
-//! | 317-319 | `isClientIdMatch(path, clientId)` on each child, **last first** | `GetData` of each child, last first — but `path` is a bare child name from `getChildren`, and the Java client rejects it (`IllegalArgumentException`, S1): the port reports `GaveUp` there, as the Java `lock()` would throw |
-//! | 197-204 | `while (true) { getChildren; isLocked? return; findWatchPath; watchAndWait }` | after each wakeup the port lists again |
-//! | 243-250 (+ source) | sort by `parseSequence` = `Integer.parseInt(path.substring(path.length() - 10))` | sort by the number in the last 10 characters; a name it cannot parse (a negative suffix past 2^31, S6) throws → `GaveUp` |
-//! | 254 | `getChildren` on `CONNECTIONLOSS` → call again | resend after one tick |
-//! | 262-266 | locked iff my sequence == first sequence | same |
-//! | 272-281 | watch `pathes.get(i-1)`; not found → `IllegalStateException` | `Exists{pred, watch}`; not found → `GaveUp` |
-//! | 288-298 | `exists(target, watcher)`; only `NodeDeleted` releases the semaphore; null → list again | same; any other event on the target is swallowed (wait forever); session events ignored |
-//! | 301-302 | `exists` on `CONNECTIONLOSS` → call again | resend after one tick |
-//! | 218-228 | `release`: `delete(path,-1)`; `CONNECTIONLOSS` → call again; other errors thrown | resend after one tick; a `NoNode` on the retry (the first delete did apply) throws out of `release` → `Released` (see `app`) |
+//! | 28 (+ source) | `ensureResource`: `exists(root+resource)`; null → `create(…, PERSISTENT)`; `NODEEXISTS` → return; `CONNECTIONLOSS` on `exists` → call itself, **then fall through to `create`**; on `create` → call itself | `Exists` then `Create`, with the same recursion (a trailing `Create` after an `exists` loss) |
+//! | 31 | `create(root+resource+"/lock-", clientId.getBytes(), EPHEMERAL_SEQUENTIAL)` | `Create` with data `client-<i>`; `Enqueued`, fence = czxid |
+//! | 37 | create throws `CONNECTIONLOSS` → `lockOnConnectionLoss` | `GetChildren`, then look for our node by data |
+//! | 46-51 | no node of ours found → `lock()` again | back to `ensureResource` + `Create` |
+//! | 190-192 | `isClientIdMatch(path, clientId)` on each child, **last first** | `GetData` of each child, last first — but `path` is a bare child name from `getChildren`, and the Java client rejects it (`IllegalArgumentException`, S1): the port reports `GaveUp` there, as the Java `lock()` would throw |
+//! | 70-77 | `while (true) { getChildren; isLocked? return; findWatchPath; watchAndWait }` | after each wakeup the port lists again |
+//! | 116-123 (+ source) | sort by `parseSequence` = `Integer.parseInt(path.substring(path.length() - 10))` | sort by the number in the last 10 characters; a name it cannot parse (a negative suffix past 2^31, S6) throws → `GaveUp` |
+//! | 127 | `getChildren` on `CONNECTIONLOSS` → call again | resend after one tick |
+//! | 135-139 | locked iff my sequence == first sequence | same |
+//! | 145-154 | watch `pathes.get(i-1)`; not found → `IllegalStateException` | `Exists{pred, watch}`; not found → `GaveUp` |
+//! | 161-171 | `exists(target, watcher)`; only `NodeDeleted` releases the semaphore; null → list again | same; any other event on the target is swallowed (wait forever); session events ignored |
+//! | 174-175 | `exists` on `CONNECTIONLOSS` → call again | resend after one tick |
+//! | 91-101 | `release`: `delete(path,-1)`; `CONNECTIONLOSS` → call again; other errors thrown | resend after one tick; a `NoNode` on the retry (the first delete did apply) throws out of `release` → `Released` (see `app`) |
 //!
-//! Read/write lock (seed 001 lines 351-370, "将上面的实现稍作修改"; the code
+//! Read/write lock (seed 001 lines 224-243, "将上面的实现稍作修改"; the code
 //! is the linked `ReadWriteLock.java`): the same skeleton with `readlock-` /
 //! `writelock-` nodes; a reader holds when no `writelock-` child has a lower
 //! sequence, else watches the nearest lower writer; a writer holds when
@@ -48,7 +48,7 @@ use zksim::{
     ZkError,
 };
 
-use super::app::{java_rejects_path, Alarms, App, Stage};
+use super::app::{java_rejects_path, Alarms, App, Caller, Stage};
 use crate::{AppEvent, Recipe, RecipeParams};
 
 /// Java's recursive `call again` on `CONNECTIONLOSS`: one tick later, so that
@@ -119,7 +119,7 @@ enum Side {
 
 /// OuYangLiang's lock; `RW = true` for the read/write variant.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct OuYangLock<const RW: bool> {
+pub struct OuYangLock<const RW: bool, const KEEP: bool = false> {
     app: App,
     alarms: Alarms<Alarm>,
     side: Side,
@@ -136,10 +136,13 @@ pub struct OuYangLock<const RW: bool> {
 
 /// The exclusive lock of seed 000/001.
 pub type OuYangMutex = OuYangLock<false>;
+/// The exclusive lock, used by a program that keeps its session when
+/// `lock()` throws (the lock object's `zk` belongs to its owner).
+pub type OuYangMutexKeepSession = OuYangLock<false, true>;
 /// The read/write lock of seed 001 (odd clients read).
 pub type OuYangRwLock = OuYangLock<true>;
 
-impl<const RW: bool> Recipe for OuYangLock<RW> {
+impl<const RW: bool, const KEEP: bool> Recipe for OuYangLock<RW, KEEP> {
     const FAMILY: crate::Family = if RW {
         crate::Family::RwLock
     } else {
@@ -152,7 +155,11 @@ impl<const RW: bool> Recipe for OuYangLock<RW> {
             (true, _) => Side::Write,
         };
         OuYangLock {
-            app: App::new(p.workload, side == Side::Read),
+            app: App::new(p.workload, side == Side::Read).with_caller(if KEEP {
+                Caller::ExitKeepSession
+            } else {
+                Caller::ExitAndClose
+            }),
             alarms: Alarms::default(),
             side,
             dir: p.root.clone(),
@@ -165,7 +172,7 @@ impl<const RW: bool> Recipe for OuYangLock<RW> {
     }
 }
 
-impl<const RW: bool> OuYangLock<RW> {
+impl<const RW: bool, const KEEP: bool> OuYangLock<RW, KEEP> {
     fn node_prefix(&self) -> &'static str {
         match self.side {
             Side::Exclusive => "lock-",
@@ -410,7 +417,7 @@ impl<const RW: bool> OuYangLock<RW> {
     }
 }
 
-impl<const RW: bool> Client for OuYangLock<RW> {
+impl<const RW: bool, const KEEP: bool> Client for OuYangLock<RW, KEEP> {
     type Event = AppEvent;
 
     fn start(&mut self, cx: &mut Cx<AppEvent>) {

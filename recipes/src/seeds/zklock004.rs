@@ -1,19 +1,20 @@
 //! Port of seed 004's `ZkLock` ("常见分布式锁4"), bugs included.
 //!
 //! The article's class is a `Watcher` on its own ZooKeeper handle. The lines
-//! that matter (seed 004, line numbers of the stored text):
+//! that matter (seed 004's own text, counted from its first line; the
+//! whole class sits on lines 28-37, one method per line):
 //!
 //! | article line | Java | port |
 //! |---|---|---|
-//! | 169 | `exists("/"+bc,false)`; if null `create("/"+bc, …, PERSISTENT)` | `Exists{root}` then `Create{root}`; a `NodeExists` from a racing creator is an exception → `GaveUp` |
-//! | 170 | `znode = create("/bc/bc_", …, EPHEMERAL_SEQUENTIAL)` | `Create` of `root/<bc>_`; `Enqueued{seq}`, fence = its czxid |
-//! | 171 | `getChildren("/"+bc,false)`; `Collections.sort(childrenNodes)` | one `GetChildren`, names sorted **as whole strings** |
-//! | 171 | `if (znode.endsWith(firstNode)) return true` | `Acquired` when our path ends with the first name |
-//! | 171 | loop: `exists("/bc/"+lastNode, true)` on the name before ours | `Exists{pred, watch: true}` (the default watcher); its result is **ignored** |
-//! | 171 | `synchronized(this){wait();} return true;` | wait for *any* `NodeDeleted`; then `Acquired` **without listing again** |
-//! | 171 | `catch (Exception e) {…} return false;` | any error reply while acquiring → `GaveUp` |
-//! | 172 | `close(): delete(znode,-1); zooKeeper.close()` | `Delete`; on the last round the session is closed. A failing delete throws before `zk.close()`: the port reports `Released` and stops **without closing** its session |
-//! | 173 | `process`: `NodeDeleted` → `notify()` | any `NodeDeleted` wakes the waiter; session events are ignored |
+//! | 32 | `exists("/"+bc,false)`; if null `create("/"+bc, …, PERSISTENT)` | `Exists{root}` then `Create{root}`; a `NodeExists` from a racing creator is an exception → `GaveUp` |
+//! | 33 | `znode = create("/bc/bc_", …, EPHEMERAL_SEQUENTIAL)` | `Create` of `root/<bc>_`; `Enqueued{seq}`, fence = its czxid |
+//! | 34 | `getChildren("/"+bc,false)`; `Collections.sort(childrenNodes)` | one `GetChildren`, names sorted **as whole strings** |
+//! | 34 | `if (znode.endsWith(firstNode)) return true` | `Acquired` when our path ends with the first name |
+//! | 34 | loop: `exists("/bc/"+lastNode, true)` on the name before ours | `Exists{pred, watch: true}` (the default watcher); its result is **ignored** |
+//! | 34 | `synchronized(this){wait();} return true;` | wait for *any* `NodeDeleted`; then `Acquired` **without listing again** |
+//! | 34 | `catch (Exception e) {…} return false;` | any error reply while acquiring → `GaveUp` |
+//! | 35 | `close(): delete(znode,-1); zooKeeper.close()` | `Delete`; on the last round the session is closed. A failing delete throws before `zk.close()`: the port reports `Released` and stops **without closing** its session |
+//! | 36 | `process`: `NodeDeleted` → `notify()` | any `NodeDeleted` wakes the waiter; session events are ignored |
 //!
 //! Deviations: the article builds one `ZkLock` (one session) per use; the
 //! port keeps one session for all rounds and closes it after the last

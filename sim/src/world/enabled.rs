@@ -2,18 +2,14 @@
 
 use crate::client::Client;
 
-use super::slot::Link;
 use super::{Event, Fault, World};
 
 impl<C: Client> World<C> {
     pub(super) fn list_enabled(&self, out: &mut Vec<Event>) {
         let clients = 0..self.clients.len();
         let servers = 0..self.servers.len();
-        for (client, slot) in self.clients.iter().enumerate() {
-            if !slot.is_crashed()
-                && matches!(slot.link, Link::Connected(_))
-                && !slot.conn.outbound.is_empty()
-            {
+        for client in clients.clone() {
+            if self.can_take_request(client) {
                 out.push(Event::Request { client });
             }
         }
@@ -39,15 +35,16 @@ impl<C: Client> World<C> {
                 }
             }
         }
-        if self.now < self.config.max_time {
+        if self.tick_enabled() {
             out.push(Event::Tick);
         }
-        if self.budget == Default::default() && !self.servers.iter().any(|s| s.partitioned) {
+        if self.budget == Default::default() && !self.servers.iter().any(|s| s.is_partitioned()) {
             return;
         }
-        let client_faults: [fn(usize) -> Fault; 4] = [
+        let client_faults: [fn(usize) -> Fault; 5] = [
             |client| Fault::DropConnection { client },
             |client| Fault::ExpireSession { client },
+            |client| Fault::KillSession { client },
             |client| Fault::Pause { client },
             |client| Fault::Crash { client },
         ];

@@ -54,10 +54,13 @@ impl<C: Client> World<C> {
         for trigger in &triggers {
             for (session, event) in srv.watches.trigger(trigger) {
                 if let Some(client) = client_with_session_on(&self.clients, session, server) {
-                    self.clients[client]
-                        .conn
-                        .inbound
-                        .push_back(Inbound::Watch(event));
+                    // An event sent to a client that is cut off is lost.
+                    if self.clients[client].cut.is_none() {
+                        self.clients[client]
+                            .conn
+                            .inbound
+                            .push_back(Inbound::Watch(event));
+                    }
                 }
             }
         }
@@ -119,6 +122,12 @@ impl<C: Client> World<C> {
         let Link::Connected(server) = slot.link else {
             return;
         };
+        if slot.cut.is_some() {
+            // Answers to a client that is cut off never arrive; the requests
+            // stay outstanding and fail with `ConnectionLoss` when the
+            // client gives up on the connection.
+            return;
+        }
         let srv = &mut self.servers[server];
         while let Some(front) = slot.conn.pending.front() {
             let ready = match front {
@@ -217,6 +226,13 @@ impl<C: Client> World<C> {
     ) -> Zxid {
         let txn = self.servers[0].tree().prepare_close_session(session);
         self.sessions.end(session);
+        // A cut lasts until the leader has ended the session: the client
+        // can reach a server again (and learn `Expired` there).
+        for slot in &mut self.clients {
+            if slot.cut.is_some_and(|cut| cut.session == session) {
+                slot.cut = None;
+            }
+        }
         let zxid = self.commit(txn, origin, session, log);
         log.push(Happening::SessionEnded { session, expired });
         zxid

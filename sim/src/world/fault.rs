@@ -8,7 +8,7 @@
 use crate::client::Client;
 
 use super::connection::Connection;
-use super::slot::{Life, Link};
+use super::slot::{Cut, Life, Link};
 use super::{Event, Fault, Happening, World};
 
 impl<C: Client> World<C> {
@@ -25,6 +25,14 @@ impl<C: Client> World<C> {
             }
             Fault::ExpireSession { client } => {
                 budget.expiries > 0
+                    && self.clients.get(client).is_some_and(|slot| {
+                        !slot.is_crashed()
+                            && slot.cut.is_none()
+                            && self.sessions.is_live(slot.session)
+                    })
+            }
+            Fault::KillSession { client } => {
+                budget.kills > 0
                     && self
                         .clients
                         .get(client)
@@ -47,9 +55,12 @@ impl<C: Client> World<C> {
             Fault::Partition { server } => {
                 budget.partitions > 0
                     && server != 0
-                    && self.servers.get(server).is_some_and(|s| !s.partitioned)
+                    && self
+                        .servers
+                        .get(server)
+                        .is_some_and(|s| !s.is_partitioned())
             }
-            Fault::Heal { server } => self.servers.get(server).is_some_and(|s| s.partitioned),
+            Fault::Heal { server } => self.servers.get(server).is_some_and(|s| s.is_partitioned()),
         }
     }
 
@@ -66,6 +77,22 @@ impl<C: Client> World<C> {
             }
             Fault::ExpireSession { client } => {
                 self.budget.expiries -= 1;
+                // Nothing more crosses the network either way; the read
+                // timeout and the leader's expiry take it from here (`tick`).
+                let slot = &mut self.clients[client];
+                // The read timeout counts from the last packet the client
+                // heard: now, or when it froze if it is paused.
+                let since = match slot.life {
+                    Life::Paused { since, .. } => since,
+                    _ => self.now,
+                };
+                slot.cut = Some(Cut {
+                    since,
+                    session: slot.session,
+                });
+            }
+            Fault::KillSession { client } => {
+                self.budget.kills -= 1;
                 let session = self.clients[client].session;
                 self.end_session(session, true, None, log);
             }
@@ -89,13 +116,14 @@ impl<C: Client> World<C> {
                 slot.link = Link::Connecting { fresh: false };
                 slot.closing = false;
                 slot.timer = None;
+                slot.cut = None;
                 slot.conn = Connection::default();
             }
             Fault::Partition { server } => {
                 self.budget.partitions -= 1;
-                self.servers[server].partitioned = true;
+                self.servers[server].partitioned_since = Some(self.now);
             }
-            Fault::Heal { server } => self.servers[server].partitioned = false,
+            Fault::Heal { server } => self.servers[server].partitioned_since = None,
         }
     }
 }

@@ -16,19 +16,41 @@
 //! behaviour unless said otherwise):
 //! - Taking a request and the leader ordering it are one step; a write is
 //!   applied at the leader at once and at each follower by `Apply`.
-//! - A connected, running client pings often enough that its session never
-//!   expires; only a paused, crashed or disconnected client's session can.
-//! - A partitioned follower stops applying but keeps its clients, their
-//!   pings and its (stale) reads; S26 keeps reconnects from going back in time.
+//! - One tick is one `tickTime`. A connected, running client whose server
+//!   reaches the leader is heard by the leader every tick (it pings at 1/3
+//!   of the timeout, more often than a tick matters) and hears its server
+//!   every tick (the ping replies).
+//! - Expiry happens only by silence, as in ZooKeeper (S21a, S22): the leader
+//!   expires a session heard last during tick `h` at tick `h + T + 1`
+//!   (`ExpiryQueue` buckets); a client that has heard nothing from its
+//!   server since tick `c` drops the connection at tick `c + ⌈2T/3⌉` (its
+//!   read timeout), strictly before. Time never passes a running client's
+//!   undelivered `Disconnected` (`Tick` is not enabled until the client has
+//!   handled it), so a running client is always told before the leader
+//!   can expire it. What does break that order is real: a pause (a frozen
+//!   process is told nothing), a partitioned follower that keeps its
+//!   clients longer than the timeout (`sync_limit > T`), and a kill.
+//! - `ExpireSession` cuts the client off from every server both ways until
+//!   the leader has expired the session: it takes no request, hears no
+//!   answer or event (they are lost), cannot connect. `KillSession` is the
+//!   ensemble ending a pinging client's session at once.
+//! - A partitioned follower applies nothing, forwards nothing to the leader
+//!   (writes, `sync`, `closeSession`, connects and session touches stay
+//!   with it; a session's reads queued behind such a request wait too) and
+//!   answers plain reads from its stale tree. `sync_limit` ticks after the
+//!   partition it closes every client connection and accepts none until
+//!   healed (`Learner`'s socket timeout, then `Learner.shutdown`). S26
+//!   keeps reconnects from going back in time.
 //! - On reconnect the client gets `SyncConnected` first and then the events
 //!   `SetWatches` derives, as ZooKeeper's client sends `ConnectRequest`
 //!   before `SetWatches` on the new connection (measured on 3.8.0, S25).
 //!   Within each of the three watch lists paths go in sorted order (the
 //!   Java client walks a `HashMap`).
 //! - Time is only `Tick`: a tick ends pauses (a pause of at least the read
-//!   timeout drops the client's connection as it resumes, S21), lets
-//!   running connected clients ping, then expires every session the leader
-//!   has not heard from for the negotiated timeout (S20, S22).
+//!   timeout drops the client's connection as it resumes, S21), fires the
+//!   read timeouts of cut-off clients, makes partitioned followers past
+//!   `sync_limit` drop their clients, lets running connected clients ping,
+//!   then expires every session whose expiry bucket has come (S20, S22).
 //! - Requests already on the connection may be taken while their client is
 //!   paused (they left before the pause; taking one is hearing from the
 //!   session); a paused client receives nothing, fires no timer and does
@@ -87,10 +109,24 @@ pub struct Config {
     pub session_timeout: Tick,
     /// How long a `Pause` fault freezes a client, in ticks.
     pub pause_ticks: Tick,
+    /// A follower cut off from the leader notices it after this many ticks
+    /// (ZooKeeper's `syncLimit`, in ticks of `tickTime`: the socket read
+    /// timeout `Learner` sets on its leader connection) and then closes
+    /// every client connection it holds. 3.8's default is 5.
+    pub sync_limit: Tick,
     /// `Tick` is no longer enabled once the clock reaches this (keeps runs finite).
     pub max_time: Tick,
     /// How many faults of each kind a run may inject.
     pub faults: FaultBudget,
+    /// Clients whose connect string names one server only: `(client,
+    /// server)`. Such a client starts on that server and only ever
+    /// reconnects to it. Other clients start round-robin and may move.
+    pub pins: Vec<(ClientId, ServerId)>,
+    /// Persistent nodes that exist before the clients start, each with its
+    /// sequential-suffix counter (S5, S6) set to a given value — to start a
+    /// recipe's parent near the 2^31−1 cap without two billion creates.
+    /// Parents are created as needed (with counter 0).
+    pub parents: Vec<(String, i32)>,
 }
 
 impl Default for Config {
@@ -99,8 +135,11 @@ impl Default for Config {
             servers: 3,
             session_timeout: 20,
             pause_ticks: 30,
+            sync_limit: DEFAULT_SYNC_LIMIT,
             max_time: 400,
             faults: FaultBudget::default(),
+            pins: Vec::new(),
+            parents: Vec::new(),
         }
     }
 }
@@ -113,6 +152,7 @@ pub struct FaultBudget {
     pub pauses: u32,
     pub crashes: u32,
     pub partitions: u32,
+    pub kills: u32,
 }
 
 /// One choice a scheduler can make. A schedule is a list of these.
@@ -142,15 +182,28 @@ pub enum Fault {
     /// The TCP connection breaks: requests not yet taken are lost, every
     /// outstanding op fails with `ConnectionLoss`, the client sees `Disconnected`.
     DropConnection { client: ClientId },
-    /// The leader expires the client's session now.
+    /// The client is cut off from every server, both ways, until the
+    /// leader has expired its session: its pings reach nobody (the leader
+    /// expires the session a full timeout after it last heard from it), it
+    /// hears nothing (it reports `Disconnected` at its read timeout), and
+    /// once the session is gone it can reach a server again and learns
+    /// `Expired`. Expiry as ZooKeeper really does it (S21, S22, S23).
     ExpireSession { client: ClientId },
+    /// The ensemble ends the session of a client that may be connected and
+    /// pinging: an operator's kill, a leader whose clock jumped. The
+    /// client's server closes its connection as it applies the
+    /// `closeSession` (the client sees `Disconnected`, then `Expired`).
+    KillSession { client: ClientId },
     /// The client freezes for `Config::pause_ticks` (a GC pause).
     Pause { client: ClientId },
     /// The client process dies; its session lives until it expires.
     Crash { client: ClientId },
-    /// A follower stops applying the log (it can still serve stale reads).
+    /// A follower is cut off from the leader: it applies nothing, forwards
+    /// no request and no session touch, serves stale reads until
+    /// `Config::sync_limit` ticks have passed and then closes all its
+    /// client connections and refuses new ones until healed.
     Partition { server: ServerId },
-    /// A partitioned follower catches up again.
+    /// A partitioned follower reaches the leader again and catches up.
     Heal { server: ServerId },
 }
 
@@ -196,6 +249,8 @@ pub enum Happening<E> {
 pub const MIN_SESSION_TIMEOUT: Tick = 2;
 /// The largest negotiated session timeout, in ticks (20·tickTime, S20).
 pub const MAX_SESSION_TIMEOUT: Tick = 20;
+/// ZooKeeper 3.8's default `syncLimit` (5 ticks of `tickTime`).
+pub const DEFAULT_SYNC_LIMIT: Tick = 5;
 
 /// The whole simulated system. See the crate docs.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -240,12 +295,12 @@ impl<C: Client> World<C> {
             sessions: SessionTracker::default(),
             clients: Vec::with_capacity(clients.len()),
         };
+        world.create_parents(log);
         for (id, logic) in clients.into_iter().enumerate() {
             let session = world.sessions.allocate();
             world.sessions.open(session, 0);
-            world
-                .clients
-                .push(ClientSlot::new(logic, session, id % servers));
+            let server = world.pinned_server(id).unwrap_or(id % servers);
+            world.clients.push(ClientSlot::new(logic, session, server));
             // Every server starts caught up: the sessions exist everywhere.
             world.commit(Txn::CreateSession { session }, None, session, log);
             for server in 1..servers {
@@ -257,6 +312,45 @@ impl<C: Client> World<C> {
         }
         world
     }
+    /// The server a pinned client must use (`Config::pins`), if valid.
+    pub fn pinned_server(&self, client: ClientId) -> Option<ServerId> {
+        self.config
+            .pins
+            .iter()
+            .find(|&&(c, _)| c == client)
+            .map(|&(_, server)| server)
+            .filter(|&server| server < self.servers.len())
+    }
+
+    /// Create `Config::parents` (and their ancestors) at every server,
+    /// committed like any write, and set their suffix counters.
+    fn create_parents(&mut self, log: &mut Vec<Happening<C::Event>>) {
+        let parents = self.config.parents.clone();
+        for (path, counter) in parents {
+            let mut prefix = String::new();
+            for part in path.split('/').filter(|p| !p.is_empty()) {
+                prefix.push('/');
+                prefix.push_str(part);
+                if self.servers[0].tree().get(&prefix).is_some() {
+                    continue;
+                }
+                let op = Op::Create {
+                    path: prefix.clone(),
+                    data: Vec::new(),
+                    mode: crate::proto::CreateMode::Persistent,
+                };
+                let txn = self.servers[0].tree().prepare(0, &op);
+                self.commit(txn, None, 0, log);
+                for server in 1..self.servers.len() {
+                    self.apply_next(server, log);
+                }
+            }
+            for server in &mut self.servers {
+                server.set_seq_counter(&path, counter);
+            }
+        }
+    }
+
     /// Append the enabled events, in a deterministic order, to `out`.
     ///
     /// The order is `Event`'s own (`Ord`): the list comes out sorted.
@@ -313,7 +407,7 @@ impl<C: Client> World<C> {
             && self
                 .servers
                 .iter()
-                .all(|s| s.partitioned || s.applied == last)
+                .all(|s| s.is_partitioned() || s.applied == last)
     }
     /// A stable 64-bit fingerprint of the whole state (same on every
     /// machine and run), for visited-state sets and trace hashes.
@@ -352,7 +446,25 @@ impl<C: Client> World<C> {
     }
     /// Whether a follower is partitioned.
     pub fn is_partitioned(&self, server: ServerId) -> bool {
-        self.servers[server].partitioned
+        self.servers[server].is_partitioned()
+    }
+    /// Whether a partitioned follower has given up on the leader (after
+    /// `sync_limit` ticks): it has closed its client connections and
+    /// accepts none until healed.
+    pub fn is_server_down(&self, server: ServerId) -> bool {
+        self.server_down(server)
+    }
+    /// Whether the client is cut off from every server (an `ExpireSession`
+    /// fault whose session has not expired yet).
+    pub fn is_cut_off(&self, id: ClientId) -> bool {
+        self.clients[id].cut.is_some()
+    }
+    /// The tick at which the leader will expire `session` if it hears
+    /// nothing more from it, if the session is live.
+    pub fn expiry_deadline(&self, session: SessionId) -> Option<Tick> {
+        self.sessions
+            .last_heard(session)
+            .map(|heard| heard + self.session_timeout() + 1)
     }
     /// Whether the leader holds `session` as live.
     pub fn is_session_live(&self, session: SessionId) -> bool {
@@ -405,5 +517,17 @@ impl<C: Client> World<C> {
     /// ticks (`ClientCnxn`'s read timeout, S21).
     pub fn read_timeout(&self) -> Tick {
         (self.session_timeout() * 2).div_ceil(3)
+    }
+    /// A running client has a `Disconnected` it has not handled yet: time
+    /// may not pass until it has (see "Modelling choices").
+    pub fn disconnect_undelivered(&self) -> bool {
+        self.clients.iter().any(|slot| {
+            slot.is_running()
+                && slot
+                    .conn
+                    .inbound
+                    .iter()
+                    .any(|m| *m == connection::Inbound::Session(SessionEvent::Disconnected))
+        })
     }
 }

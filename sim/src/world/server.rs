@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use std::hash::{Hash, Hasher};
 
 use crate::fingerprint::{stable_hash, HashMemo};
-use crate::proto::{Reply, SessionId, WatchedEvent, Zxid};
+use crate::proto::{Reply, SessionId, Tick, WatchedEvent, Zxid};
 use crate::tree::{DataTree, Trigger, Txn};
 use crate::watch::WatchManager;
 
@@ -20,8 +20,9 @@ pub struct Server {
     tree_hash: HashMemo,
     /// The newest zxid this server applied; never goes back.
     pub applied: Zxid,
-    /// A partitioned follower applies nothing until healed.
-    pub partitioned: bool,
+    /// Since when a partitioned follower has been cut off from the leader
+    /// (it applies nothing until healed); `None` when it is not.
+    pub partitioned_since: Option<Tick>,
     pub watches: WatchManager,
 }
 
@@ -31,9 +32,13 @@ impl Server {
             tree: DataTree::new(),
             tree_hash: HashMemo::default(),
             applied: 0,
-            partitioned: false,
+            partitioned_since: None,
             watches: WatchManager::new(),
         }
+    }
+
+    pub fn is_partitioned(&self) -> bool {
+        self.partitioned_since.is_some()
     }
 
     pub fn tree(&self) -> &DataTree {
@@ -46,6 +51,12 @@ impl Server {
         self.tree_hash.clear();
         self.applied = zxid;
         self.tree.apply(zxid, time_ms, txn)
+    }
+
+    /// Set a parent's suffix counter (a scenario's starting state, S6).
+    pub fn set_seq_counter(&mut self, path: &str, counter: i32) -> bool {
+        self.tree_hash.clear();
+        self.tree.set_seq_counter(path, counter)
     }
 
     /// A reconnecting session re-registers its watches here (S25); returns
@@ -72,7 +83,7 @@ impl Hash for Server {
     fn hash<H: Hasher>(&self, state: &mut H) {
         state.write_u64(self.tree_hash.get_or(|| stable_hash(&self.tree)));
         self.applied.hash(state);
-        self.partitioned.hash(state);
+        self.partitioned_since.hash(state);
         self.watches.hash(state);
     }
 }

@@ -53,12 +53,25 @@ impl SessionTracker {
         self.live.remove(&session).is_some()
     }
 
-    /// Sessions not heard from for a full `timeout`, in id order.
+    /// The tick the leader last heard from a live session.
+    pub fn last_heard(&self, session: SessionId) -> Option<Tick> {
+        self.live.get(&session).copied()
+    }
+
+    /// Sessions whose expiry time has come, in id order.
+    ///
+    /// `SessionTrackerImpl` files a session touched at time `h` in the
+    /// expiry bucket `roundToNextInterval(h + timeout)` — the first
+    /// multiple of `tickTime` strictly after `h + timeout` (`ExpiryQueue`)
+    /// — and expires the whole bucket when the clock reaches it. A touch
+    /// during tick `h` (any time in `[h, h+1)`) with a timeout of `T` whole
+    /// ticks therefore expires at tick `h + T + 1`: strictly more than a
+    /// full timeout after the last packet, never less.
     pub fn overdue(&self, now: Tick, timeout: Tick, out: &mut Vec<SessionId>) {
         out.extend(
             self.live
                 .iter()
-                .filter(|&(_, &heard)| now.saturating_sub(heard) >= timeout)
+                .filter(|&(_, &heard)| now.saturating_sub(heard) > timeout)
                 .map(|(&id, _)| id),
         );
     }
@@ -73,7 +86,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn overdue_after_a_full_timeout_only() {
+    fn overdue_in_the_bucket_after_a_full_timeout() {
         let mut t = SessionTracker::default();
         let a = t.allocate();
         let b = t.allocate();
@@ -81,9 +94,9 @@ mod tests {
         t.open(b, 0);
         t.touch(b, 5);
         let mut out = Vec::new();
-        t.overdue(19, 20, &mut out);
-        assert!(out.is_empty());
         t.overdue(20, 20, &mut out);
+        assert!(out.is_empty(), "heard during tick 0: bucket 21");
+        t.overdue(21, 20, &mut out);
         assert_eq!(out, vec![a]);
         assert!(t.end(a));
         assert!(!t.end(a));

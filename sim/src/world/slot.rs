@@ -35,6 +35,15 @@ pub enum Life {
     Crashed,
 }
 
+/// A client cut off from every server: since when (a deadline source, not
+/// a counter: the read timeout fires at `since + read_timeout`) and until
+/// which session has been expired by the leader.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Cut {
+    pub since: Tick,
+    pub session: SessionId,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ClientSlot<C: Client> {
     pub logic: C,
@@ -45,6 +54,9 @@ pub struct ClientSlot<C: Client> {
     pub closing: bool,
     pub life: Life,
     pub timer: Option<Tick>,
+    /// Cut off from every server (an `ExpireSession` fault) until the
+    /// leader has expired the session that was current then.
+    pub cut: Option<Cut>,
     /// The last zxid seen in a reply header (S25, S26).
     pub last_zxid: Zxid,
     pub watches: ClientWatches,
@@ -61,6 +73,7 @@ impl<C: Client> ClientSlot<C> {
             closing: false,
             life: Life::Running,
             timer: None,
+            cut: None,
             last_zxid: 0,
             watches: ClientWatches::default(),
             conn: Connection::default(),
@@ -92,9 +105,10 @@ impl<C: Client> ClientSlot<C> {
         self.logic.is_done() && self.conn.is_idle()
     }
 
-    /// The client keeps its session alive by pinging: it must be connected
-    /// and its process running.
+    /// The client pings its server: it must be connected, its process
+    /// running and its network not cut. (Whether the ping reaches the
+    /// leader depends on the server: a partitioned follower keeps it.)
     pub fn pings(&self) -> bool {
-        self.is_running() && matches!(self.link, Link::Connected(_))
+        self.is_running() && matches!(self.link, Link::Connected(_)) && self.cut.is_none()
     }
 }

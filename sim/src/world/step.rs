@@ -28,8 +28,60 @@ impl<C: Client> World<C> {
     pub(super) fn can_apply(&self, server: ServerId) -> bool {
         server != 0
             && server < self.servers.len()
-            && !self.servers[server].partitioned
+            && !self.servers[server].is_partitioned()
             && self.servers[server].applied < self.log.last_zxid()
+    }
+
+    /// The client's server can take the next request on its connection: the
+    /// client is connected and not cut off, and — on a partitioned follower,
+    /// which forwards nothing to the leader — the request is a plain read
+    /// (a write, a `sync` or a `closeSession` would be forwarded, and the
+    /// session's later requests wait behind it, as `CommitProcessor` keeps
+    /// a session's requests in order).
+    pub(super) fn can_take_request(&self, client: ClientId) -> bool {
+        let slot = &self.clients[client];
+        let Link::Connected(server) = slot.link else {
+            return false;
+        };
+        if slot.is_crashed() || slot.cut.is_some() {
+            return false;
+        }
+        match slot.conn.outbound.front() {
+            None => false,
+            Some(_) if !self.servers[server].is_partitioned() => true,
+            Some(Outgoing::Op { request, .. }) => {
+                !request.is_write() && !matches!(request, Op::Sync { .. })
+            }
+            Some(Outgoing::Close) => false,
+        }
+    }
+
+    /// Time may pass: the clock is below `max_time`, and no running client
+    /// has a `Disconnected` it has not handled yet.
+    ///
+    /// Why the second condition: a read timeout, a server closing the
+    /// connection or a broken socket is noticed by the client library's
+    /// send thread and handed to the application's event thread within
+    /// milliseconds, while a tick is a `tickTime` (2 s by default). Letting
+    /// the clock run past an undelivered `Disconnected` would invent a
+    /// window ZooKeeper does not have: the leader expiring the session (at
+    /// least a full timeout after the last ping, i.e. after the read
+    /// timeout) while the client has not yet been told it is disconnected.
+    /// Blocking `Tick` instead of delivering inside it keeps delivery a
+    /// step of its own (the client handles it like any message) and makes
+    /// the state space smaller, not larger. A paused client is exempt: a
+    /// frozen process is told nothing, which is the real long-pause window.
+    pub(super) fn tick_enabled(&self) -> bool {
+        self.now < self.config.max_time && !self.disconnect_undelivered()
+    }
+
+    /// A partitioned follower that has given up on the leader: `sync_limit`
+    /// ticks after the partition it closed its client connections and,
+    /// being in leader election now, accepts no client until healed.
+    pub(super) fn server_down(&self, server: ServerId) -> bool {
+        self.servers[server]
+            .partitioned_since
+            .is_some_and(|since| self.now.saturating_sub(since) >= self.config.sync_limit)
     }
 
     /// The client's server takes the next request on its connection. A
@@ -37,15 +89,22 @@ impl<C: Client> World<C> {
     /// and orders it at once (S27); a request of a session the leader no
     /// longer knows fails there with `SessionExpired`, still taking a zxid.
     fn take_request(&mut self, client: ClientId, log: &mut Vec<Happening<C::Event>>) {
+        assert!(
+            self.can_take_request(client),
+            "step: Request {{ client: {client} }} is not enabled"
+        );
         let slot = &mut self.clients[client];
-        let (Link::Connected(server), false) = (slot.link, slot.is_crashed()) else {
-            panic!("step: Request {{ client: {client} }} is not enabled (not connected)");
+        let Link::Connected(server) = slot.link else {
+            unreachable!("can_take_request checked the link");
         };
         let Some(next) = slot.conn.outbound.pop_front() else {
-            panic!("step: Request {{ client: {client} }} is not enabled (nothing to take)");
+            unreachable!("can_take_request checked the queue");
         };
         let session = slot.session;
-        self.sessions.touch(session, self.now);
+        // A partitioned follower keeps its session touches to itself.
+        if !self.servers[server].is_partitioned() {
+            self.sessions.touch(session, self.now);
+        }
         let live = self.sessions.is_live(session);
         let origin = Some(Origin { client });
         match next {
@@ -167,7 +226,13 @@ impl<C: Client> World<C> {
         let slot = &self.clients[client];
         slot.is_running()
             && matches!(slot.link, Link::Connecting { .. })
+            && slot.cut.is_none()
             && server < self.servers.len()
+            // A partitioned follower cannot create or revalidate a session
+            // (both go to the leader); a connection attempt there times out.
+            && !self.servers[server].is_partitioned()
+            // A client whose connect string names one server tries only it.
+            && self.pinned_server(client).is_none_or(|pin| pin == server)
             // S26: a server behind what the client has seen refuses it.
             && self.servers[server].applied >= slot.last_zxid
     }
@@ -218,15 +283,18 @@ impl<C: Client> World<C> {
         }
     }
 
-    /// Time advances one tick: pauses end (a pause of at least the read
-    /// timeout makes the client drop its connection, S21), running
-    /// connected clients ping, and the leader expires every session it has
-    /// not heard from for a full session timeout (S22).
+    /// Time advances one tick. In this order: pauses end (a pause of at
+    /// least the read timeout makes the client drop its connection as it
+    /// resumes, S21); a client cut off from every server for its read
+    /// timeout drops its connection (S21); a follower partitioned for
+    /// `sync_limit` ticks closes all its client connections; running
+    /// connected clients ping — the leader hears those whose server is not
+    /// partitioned; and the leader expires every session whose expiry
+    /// bucket has come (S22, [`SessionTracker::overdue`]).
+    ///
+    /// [`SessionTracker::overdue`]: super::session::SessionTracker::overdue
     fn tick(&mut self, log: &mut Vec<Happening<C::Event>>) {
-        assert!(
-            self.now < self.config.max_time,
-            "step: Tick is not enabled (max_time reached)"
-        );
+        assert!(self.tick_enabled(), "step: Tick is not enabled");
         self.now += 1;
         let now = self.now;
         let read_timeout = self.read_timeout();
@@ -240,8 +308,27 @@ impl<C: Client> World<C> {
                 }
             }
         }
+        for client in 0..self.clients.len() {
+            let slot = &self.clients[client];
+            let silent_too_long = slot.cut.is_some_and(|cut| now - cut.since >= read_timeout);
+            if slot.is_running() && silent_too_long {
+                self.lose_connection(client);
+            }
+        }
+        for server in 1..self.servers.len() {
+            if self.server_down(server) {
+                for client in 0..self.clients.len() {
+                    if self.clients[client].is_on(server) {
+                        self.lose_connection(client);
+                    }
+                }
+            }
+        }
         for slot in &self.clients {
-            if slot.pings() {
+            let heard = slot
+                .server()
+                .is_some_and(|server| !self.servers[server].is_partitioned());
+            if slot.pings() && heard {
                 self.sessions.touch(slot.session, now);
             }
         }

@@ -29,6 +29,7 @@ pub fn budget_all(n: u32) -> FaultBudget {
         pauses: n,
         crashes: n,
         partitions: n,
+        kills: n,
     }
 }
 

@@ -224,6 +224,17 @@ impl<const ORIGINAL: bool> WriteLock<ORIGINAL> {
                     return self.set_wait(Wait::Fence(op));
                 }
             },
+            // A `LockWatcher` left from an earlier round ran `lock()` between
+            // rounds (seed 002 lines 192-203, after `unlock()`'s `finally` set
+            // `id = null`, lines 177-182): it created a node, found it first and
+            // called `callback.lockAcquired()` (line 303) though the program
+            // has not asked. The listener is told; the program is not waiting.
+            Outcome::True if self.app.stage() == Stage::Thinking => {
+                cx.emit(AppEvent::Acquired {
+                    fence: self.fence.unwrap_or(0),
+                    shared: false,
+                });
+            }
             // Only the app's own call throws to the app; a LockWatcher logs.
             Outcome::Thrown
                 if self.app.stage() == Stage::Acquiring

@@ -1,0 +1,194 @@
+//! Aimed faults: a scenario may restrict a fault kind to one client (by
+//! index) or to whichever clients play a role at that moment — the holder
+//! of the lock, a waiter, the elected leader. For `partitions` the target
+//! names the follower: a server index, or the server the client playing
+//! the role is connected to ("cut off the holder's follower").
+//!
+//! The simulator offers every enabled fault with its target in the event
+//! (`Fault::ExpireSession { client }`…); the model filters that list
+//! through [`Aims::allows`], so explorers, replay tokens and shrinking all
+//! see the same, smaller list. Roles are read off the clients' application
+//! events ([`Roles`]), which makes them part of the explored state.
+
+use std::fmt;
+
+use zkrecipes::AppEvent;
+use zksim::{Client, ClientId, Event, Fault, Happening, World};
+
+/// A role a client plays at some moment, judged from its own events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Role {
+    /// Believes it holds a lock (`Acquired` … `Released`/`LostLock`) or
+    /// leads (`Elected` … `Abdicated`).
+    Holder,
+    /// Asked for the lock (`Requested`) and neither holds it nor gave up.
+    Waiter,
+    /// Believes it leads (`Elected` … `Abdicated`).
+    Leader,
+}
+
+/// Every role, in the order error messages list them.
+pub const ROLES: [Role; 3] = [Role::Holder, Role::Waiter, Role::Leader];
+
+impl Role {
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Holder => "holder",
+            Role::Waiter => "waiter",
+            Role::Leader => "leader",
+        }
+    }
+    pub fn by_name(name: &str) -> Option<Role> {
+        ROLES.into_iter().find(|r| r.name() == name)
+    }
+}
+
+/// What an aimed fault may strike.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Target {
+    /// This client (for `partitions`: this server).
+    Index(usize),
+    /// Any client playing this role now (for `partitions`: its server).
+    Role(Role),
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Target::Index(i) => write!(f, "{i}"),
+            Target::Role(r) => write!(f, "\"{}\"", r.name()),
+        }
+    }
+}
+
+/// The aim of each fault kind (`[faults.aim]`); `None` strikes anyone.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Aims {
+    pub connection_drops: Option<Target>,
+    pub expiries: Option<Target>,
+    pub kills: Option<Target>,
+    pub pauses: Option<Target>,
+    pub crashes: Option<Target>,
+    pub partitions: Option<Target>,
+}
+
+impl Aims {
+    pub fn is_empty(&self) -> bool {
+        *self == Aims::default()
+    }
+
+    /// Whether the scenario lets `event` happen now. Non-fault events and
+    /// heals are always allowed.
+    pub fn allows<C: Client>(&self, event: &Event, roles: &Roles, world: &World<C>) -> bool {
+        let Event::Fault(fault) = event else {
+            return true;
+        };
+        let client_aim = |aim: Option<Target>, client: ClientId| match aim {
+            None => true,
+            Some(Target::Index(i)) => i == client,
+            Some(Target::Role(role)) => roles.plays(client, role),
+        };
+        match *fault {
+            Fault::DropConnection { client } => client_aim(self.connection_drops, client),
+            Fault::ExpireSession { client } => client_aim(self.expiries, client),
+            Fault::KillSession { client } => client_aim(self.kills, client),
+            Fault::Pause { client } => client_aim(self.pauses, client),
+            Fault::Crash { client } => client_aim(self.crashes, client),
+            Fault::Partition { server } => match self.partitions {
+                None => true,
+                Some(Target::Index(i)) => i == server,
+                Some(Target::Role(role)) => (0..world.num_clients())
+                    .any(|c| roles.plays(c, role) && world.server_of(c) == Some(server)),
+            },
+            Fault::Heal { .. } => true,
+        }
+    }
+}
+
+/// Which roles each client plays, from its application events. Part of the
+/// model's state when the scenario aims a fault at a role.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Roles {
+    holding: Vec<bool>,
+    waiting: Vec<bool>,
+    leading: Vec<bool>,
+}
+
+impl Roles {
+    pub fn new(clients: usize) -> Self {
+        Roles {
+            holding: vec![false; clients],
+            waiting: vec![false; clients],
+            leading: vec![false; clients],
+        }
+    }
+
+    pub fn plays(&self, client: ClientId, role: Role) -> bool {
+        let at = |v: &Vec<bool>| v.get(client).copied().unwrap_or(false);
+        match role {
+            Role::Holder => at(&self.holding) || at(&self.leading),
+            Role::Waiter => at(&self.waiting) && !at(&self.holding),
+            Role::Leader => at(&self.leading),
+        }
+    }
+
+    pub fn observe(&mut self, log: &[Happening<AppEvent>]) {
+        for h in log {
+            let Happening::App { client, event } = h else {
+                continue;
+            };
+            let c = *client;
+            if c >= self.holding.len() {
+                continue;
+            }
+            match event {
+                AppEvent::Requested { .. } => self.waiting[c] = true,
+                AppEvent::Acquired { .. } => {
+                    self.holding[c] = true;
+                    self.waiting[c] = false;
+                }
+                AppEvent::Released | AppEvent::LostLock => self.holding[c] = false,
+                AppEvent::GaveUp => self.waiting[c] = false,
+                AppEvent::Elected => {
+                    self.leading[c] = true;
+                    self.waiting[c] = false;
+                }
+                AppEvent::Abdicated => self.leading[c] = false,
+                _ => {}
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn app(client: usize, event: AppEvent) -> Happening<AppEvent> {
+        Happening::App { client, event }
+    }
+
+    #[test]
+    fn roles_follow_the_clients_own_events() {
+        let mut r = Roles::new(2);
+        r.observe(&[
+            app(0, AppEvent::Requested { shared: false }),
+            app(1, AppEvent::Requested { shared: false }),
+        ]);
+        assert!(r.plays(0, Role::Waiter) && r.plays(1, Role::Waiter));
+        r.observe(&[app(
+            0,
+            AppEvent::Acquired {
+                fence: 1,
+                shared: false,
+            },
+        )]);
+        assert!(r.plays(0, Role::Holder) && !r.plays(0, Role::Waiter));
+        r.observe(&[app(0, AppEvent::LostLock), app(1, AppEvent::GaveUp)]);
+        assert!(!r.plays(0, Role::Holder) && !r.plays(1, Role::Waiter));
+        r.observe(&[app(1, AppEvent::Elected)]);
+        assert!(r.plays(1, Role::Leader) && r.plays(1, Role::Holder));
+        r.observe(&[app(1, AppEvent::Abdicated)]);
+        assert!(!r.plays(1, Role::Leader));
+    }
+}

@@ -1,0 +1,112 @@
+//! A failure made readable: shrunk, replayed into a trace, and sealed in a
+//! replay token. Its `Display` is the one rendering of a violation that the
+//! CLI prints and a failing `cargo test` assertion panics with.
+
+use std::fmt;
+
+use zkrecipes::RecipeSet;
+
+use crate::explore::replay::replay;
+use crate::explore::Failure;
+use crate::monitor::{Property, Violation};
+use crate::scenario::{property_name, Scenario};
+use crate::shrink::shrink;
+use crate::token::Token;
+
+/// A shrunk failure with its trace and replay token.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Counterexample {
+    /// The violation at the end of the shrunk schedule.
+    pub violation: Violation,
+    /// The seed that found it (seeded strategies only).
+    pub seed: Option<u64>,
+    /// Steps of the schedule as found, and after shrinking.
+    pub found_steps: usize,
+    pub steps: usize,
+    /// Replays the shrinker tried.
+    pub shrink_attempts: usize,
+    /// The shrunk run, one line per thing that happened (ends with the violation).
+    pub trace: String,
+    /// `zk1:…`: the whole run in one line, for `zkcheck replay` or
+    /// `Check::replay`. `None` only if the schedule failed to replay
+    /// (an internal error, said in `trace`).
+    pub token: Option<String>,
+}
+
+impl Counterexample {
+    /// Shrink `failure` and replay it into a trace and a token.
+    pub fn of<C: RecipeSet>(scenario: &Scenario<C>, failure: &Failure) -> Self {
+        let shrunk = shrink(scenario, &failure.schedule, &failure.violation);
+        let mut c = Counterexample {
+            violation: shrunk.violation,
+            seed: failure.seed,
+            found_steps: failure.schedule.len(),
+            steps: shrunk.schedule.len(),
+            shrink_attempts: shrunk.attempts,
+            trace: String::new(),
+            token: None,
+        };
+        let Some(indices) = shrunk.schedule.to_indices(scenario) else {
+            c.trace = "(internal error: the shrunk schedule does not replay)\n".into();
+            return c;
+        };
+        match replay(scenario, &indices) {
+            Ok(r) => c.trace = r.trace.text,
+            Err(e) => c.trace = format!("(internal error: {e})\n"),
+        }
+        c.token = Some(Token::new(scenario.clone(), indices).encode());
+        c
+    }
+
+    /// The property that broke.
+    pub fn property(&self) -> Property {
+        self.violation.property
+    }
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", property_name(self.property), self.explanation)
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let found = match self.seed {
+            Some(seed) => format!("seed {seed}"),
+            None => "exhaustive search".to_string(),
+        };
+        write!(
+            f,
+            "{} (found by {found} after {} steps)",
+            self.violation,
+            self.schedule.len()
+        )
+    }
+}
+
+impl fmt::Display for Counterexample {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let found = match self.seed {
+            Some(seed) => format!("seed {seed}"),
+            None => "exhaustive search".to_string(),
+        };
+        writeln!(
+            f,
+            "VIOLATION of {} (found by {found} after {} steps; shrunk to {} steps in {} replays)",
+            property_name(self.violation.property),
+            self.found_steps,
+            self.steps,
+            self.shrink_attempts
+        )?;
+        writeln!(f, "{}", self.violation.explanation)?;
+        writeln!(f)?;
+        writeln!(f, "trace:")?;
+        write!(f, "{}", self.trace)?;
+        if let Some(token) = &self.token {
+            writeln!(f)?;
+            write!(f, "replay: {token}")?;
+        }
+        Ok(())
+    }
+}
