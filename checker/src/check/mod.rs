@@ -119,12 +119,19 @@ impl<C: RecipeSet> Check<C> {
     /// The properties whose violation fails the check (replacing the defaults).
     pub fn hard(mut self, properties: impl IntoIterator<Item = Property>) -> Self {
         self.scenario.hard = properties.into_iter().collect();
+        // A check is listed once: a hard one is no longer only measured.
+        let hard = self.scenario.hard.clone();
+        self.scenario.report.retain(|p| !hard.contains(p));
         self
     }
 
     /// Properties only measured (in [`Exploration::figures`]).
     pub fn report(mut self, properties: impl IntoIterator<Item = Property>) -> Self {
-        self.scenario.report = properties.into_iter().collect();
+        let hard = &self.scenario.hard;
+        self.scenario.report = properties
+            .into_iter()
+            .filter(|p| !hard.contains(p))
+            .collect();
         self
     }
 
