@@ -10,7 +10,7 @@
 //! `tests/conformance.proptest-regressions` (kept in the repo).
 
 use proptest::prelude::*;
-use proptest::test_runner::{Config, FileFailurePersistence, TestCaseError, TestRunner};
+use proptest::test_runner::{Config, FileFailurePersistence, TestCaseError, TestRng, TestRunner};
 use zkrecipes::conformance::{Action, Script};
 use zksim::{CreateMode, Op};
 
@@ -157,7 +157,10 @@ pub fn run(bench: &mut Bench<'_>) -> usize {
         )))),
         ..Config::default()
     };
-    let mut runner = TestRunner::new(config);
+    // A fixed seed: every run (and CI) compares the same scripts, so a
+    // difference is reproducible; regressions found earlier run first.
+    let rng = TestRng::deterministic_rng(config.rng_algorithm);
+    let mut runner = TestRunner::new_with_rng(config, rng);
     let ran = std::cell::Cell::new(0);
     let checker = &*bench;
     let result = runner.run(&prop::collection::vec(step(), 1..24), |steps| {
