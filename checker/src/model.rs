@@ -4,20 +4,43 @@
 //! the same world with different monitor memories (say, one already saw a
 //! wasted wakeup) are not merged by visited-state dedup.
 
+use std::collections::hash_map::Entry;
+use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 
 use zkrecipes::{AnyRecipe, AppEvent};
-use zksim::{Event, Happening, World};
+use zksim::fingerprint::{stable_hash, StableHasher};
+use zksim::{Event, Happening, Sharing, World};
 
 use crate::monitor::set::MonitorSet;
 use crate::monitor::{Sim, Violation};
 use crate::scenario::Scenario;
 
 /// World + monitors: one value, `Clone + Hash + Eq`.
+///
+/// The monitors are shared copy-on-write (like the world's big parts), so
+/// that copying a state is cheap and the many states an exhaustive search
+/// keeps can share equal monitor sets ([`Model::share_parts`]).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Model {
     pub world: Sim,
-    pub monitors: MonitorSet,
+    pub monitors: Arc<MonitorSet>,
+}
+
+/// Pools of shared parts for states kept at the same time.
+#[derive(Default)]
+pub struct SharedParts {
+    world: Sharing<AnyRecipe>,
+    monitors: HashMap<u64, Arc<MonitorSet>>,
+}
+
+impl SharedParts {
+    /// Forget every pooled part (states keep the parts they hold).
+    pub fn clear(&mut self) {
+        self.world.clear();
+        self.monitors.clear();
+    }
 }
 
 impl Model {
@@ -51,7 +74,44 @@ impl Model {
             &scenario.report,
         );
         monitors.start(&world, start);
-        Model { world, monitors }
+        Model {
+            world,
+            monitors: Arc::new(monitors),
+        }
+    }
+
+    /// [`Model::new`] for exhaustive search: the monitors judge the hard
+    /// properties only ([`MonitorSet::judge_only`]), which is all a
+    /// verdict needs, so that each explored state is small and cheap to copy.
+    pub fn for_search(scenario: &Scenario) -> Self {
+        let model = Self::new(scenario);
+        let monitors = Arc::unwrap_or_clone(model.monitors).judge_only();
+        Model {
+            world: model.world,
+            monitors: Arc::new(monitors),
+        }
+    }
+
+    /// Make this state's big parts (client slots, data trees) the pool's
+    /// equal copies, so that the many states a search keeps at once hold
+    /// one copy of each. The state's value does not change.
+    ///
+    /// Monitor sets are pooled by their identity (`Eq`), which leaves out
+    /// what they only measure: a kept state may then carry another equal
+    /// state's measurements, just as visited-state dedup keeps the first.
+    pub fn share_parts(&mut self, parts: &mut SharedParts) {
+        self.world.share_parts(&mut parts.world);
+        match parts.monitors.entry(stable_hash(&*self.monitors)) {
+            Entry::Occupied(entry) => {
+                let pooled = entry.get();
+                if !Arc::ptr_eq(pooled, &self.monitors) && **pooled == *self.monitors {
+                    self.monitors = Arc::clone(pooled);
+                }
+            }
+            Entry::Vacant(entry) => {
+                entry.insert(Arc::clone(&self.monitors));
+            }
+        }
     }
 
     /// Append the enabled events, in the world's deterministic order.
@@ -68,12 +128,12 @@ impl Model {
     ) -> Result<(), Violation> {
         log.clear();
         self.world.step(event, log);
-        self.monitors.observe(&self.world, log)
+        Arc::make_mut(&mut self.monitors).observe(&self.world, log)
     }
 
     /// The run is over: judge end-of-run properties.
     pub fn finish(&mut self) -> Result<(), Violation> {
-        self.monitors.finish(&self.world)
+        Arc::make_mut(&mut self.monitors).finish(&self.world)
     }
 
     /// Whether nothing more will happen by itself (the run may stop here).
@@ -83,32 +143,9 @@ impl Model {
 
     /// A fingerprint of world *and* monitors, for visited-state dedup.
     pub fn fingerprint(&self) -> u64 {
-        let mut h = Fnv64::default();
-        self.world.fingerprint().hash(&mut h);
+        let mut h = StableHasher::new();
+        h.write_u64(self.world.fingerprint());
         self.monitors.hash(&mut h);
         h.finish()
-    }
-}
-
-/// FNV-1a: a fixed, seedless hash, the same in every process and on every
-/// machine (std's `DefaultHasher` promises neither across releases).
-#[derive(Clone, Copy)]
-pub struct Fnv64(u64);
-
-impl Default for Fnv64 {
-    fn default() -> Self {
-        Fnv64(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl Hasher for Fnv64 {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 ^= u64::from(b);
-            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
-    fn finish(&self) -> u64 {
-        self.0
     }
 }

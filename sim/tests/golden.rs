@@ -7,7 +7,7 @@
 use zksim::demo;
 
 /// `trace-hash` of `--seed 42`.
-const GOLDEN_SEED_42: u64 = 0xaea9_b751_6916_6be7;
+const GOLDEN_SEED_42: u64 = 0xf2e1_2646_c58c_acfb;
 
 #[test]
 fn seed_42_trace_hash_is_pinned() {

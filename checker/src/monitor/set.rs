@@ -130,8 +130,11 @@ pub struct MonitorSet {
     report: Vec<Property>,
     /// Monitors of hard properties: the set's identity.
     judged: Monitors,
-    /// Every other monitor that runs: measured only.
-    measured: Measured<Monitors>,
+    /// Every other monitor that runs: measured only. `None` when the set
+    /// judges only ([`MonitorSet::judge_only`]): exhaustive search keeps
+    /// just what decides a verdict in each explored state, so a state is
+    /// cheap to clone and small to keep.
+    measured: Measured<Option<Box<Monitors>>>,
     /// Properties that broke in this run (reported once each).
     broken: Measured<BTreeSet<Property>>,
     /// A hard violation found while the world started, reported by the
@@ -162,13 +165,21 @@ impl MonitorSet {
             hard: hard.to_vec(),
             report: report.to_vec(),
             judged: Monitors::of(family, root, is_hard),
-            measured: Measured(Monitors::of(family, root, |p| {
+            measured: Measured(Some(Box::new(Monitors::of(family, root, |p| {
                 !is_hard(p) && (by_family(p) || report.contains(&p))
-            })),
+            })))),
             broken: Measured(BTreeSet::new()),
             at_start: None,
             scratch: Measured(Vec::new()),
         }
+    }
+
+    /// Drop every monitor that only measures: the set then judges the hard
+    /// properties and counts nothing else (report-only violations and
+    /// figures other than the hard monitors' own are no longer kept).
+    pub fn judge_only(mut self) -> Self {
+        self.measured.0 = None;
+        self
     }
 
     /// Sort the step's verdicts: the first hard violation is returned,
@@ -197,7 +208,9 @@ impl MonitorSet {
 
     pub fn observe(&mut self, world: &Sim, step: &StepLog) -> Result<(), Violation> {
         self.judged.observe(world, step, &mut self.scratch.0);
-        self.measured.0.observe(world, step, &mut self.scratch.0);
+        if let Some(m) = self.measured.0.as_mut() {
+            m.observe(world, step, &mut self.scratch.0);
+        }
         self.weigh()
     }
 
@@ -209,7 +222,9 @@ impl MonitorSet {
     /// [`MonitorSet::finish`] on an end state read elsewhere (tests).
     pub fn finish_with(&mut self, end: &End) -> Result<(), Violation> {
         self.judged.finish(end, &mut self.scratch.0);
-        self.measured.0.finish(end, &mut self.scratch.0);
+        if let Some(m) = self.measured.0.as_mut() {
+            m.finish(end, &mut self.scratch.0);
+        }
         self.weigh()
     }
 
@@ -220,7 +235,9 @@ impl MonitorSet {
             ..Figures::default()
         };
         self.judged.add_figures(&mut f);
-        self.measured.0.add_figures(&mut f);
+        if let Some(m) = &self.measured.0 {
+            m.add_figures(&mut f);
+        }
         f.violations = self.broken.0.iter().map(|&p| (p, 1)).collect();
         f
     }

@@ -10,7 +10,7 @@ use crate::TICK_MS;
 use super::connection::{Inbound, Pending};
 use super::log::Origin;
 use super::registry::{WatchKind, WatchReg};
-use super::slot::{ClientSlot, Link};
+use super::slot::{Link, Slots};
 use super::{ClientId, Happening, ServerId, World};
 
 impl<C: Client> World<C> {
@@ -244,7 +244,7 @@ fn register_read_watch(request: &Op, reply: &Reply) -> Option<WatchReg> {
 
 /// The client connected to `server` whose current session is `session`.
 fn client_with_session_on<C: Client>(
-    clients: &[ClientSlot<C>],
+    clients: &Slots<C>,
     session: SessionId,
     server: ServerId,
 ) -> Option<ClientId> {

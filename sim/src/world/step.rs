@@ -240,7 +240,7 @@ impl<C: Client> World<C> {
                 }
             }
         }
-        for slot in &self.clients {
+        for slot in self.clients.iter() {
             if slot.pings() {
                 self.sessions.touch(slot.session, now);
             }
