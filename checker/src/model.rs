@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
-use zkrecipes::{AnyRecipe, AppEvent};
+use zkrecipes::{AnyRecipe, AppEvent, RecipeSet};
 use zksim::fingerprint::{stable_hash, StableHasher};
 use zksim::{Event, Happening, Sharing, World};
 
@@ -17,25 +17,34 @@ use crate::monitor::set::MonitorSet;
 use crate::monitor::{Sim, Violation};
 use crate::scenario::Scenario;
 
-/// World + monitors: one value, `Clone + Hash + Eq`.
+/// World + monitors: one value, `Clone + Hash + Eq`, over clients of
+/// recipe type `C` (the registered recipes by default).
 ///
 /// The monitors are shared copy-on-write (like the world's big parts), so
 /// that copying a state is cheap and the many states an exhaustive search
 /// keeps can share equal monitor sets ([`Model::share_parts`]).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Model {
-    pub world: Sim,
+pub struct Model<C: RecipeSet = AnyRecipe> {
+    pub world: Sim<C>,
     pub monitors: Arc<MonitorSet>,
 }
 
 /// Pools of shared parts for states kept at the same time.
-#[derive(Default)]
-pub struct SharedParts {
-    world: Sharing<AnyRecipe>,
+pub struct SharedParts<C: RecipeSet = AnyRecipe> {
+    world: Sharing<C>,
     monitors: HashMap<u64, Arc<MonitorSet>>,
 }
 
-impl SharedParts {
+impl<C: RecipeSet> Default for SharedParts<C> {
+    fn default() -> Self {
+        SharedParts {
+            world: Sharing::default(),
+            monitors: HashMap::new(),
+        }
+    }
+}
+
+impl<C: RecipeSet> SharedParts<C> {
     /// Forget every pooled part (states keep the parts they hold).
     pub fn clear(&mut self) {
         self.world.clear();
@@ -43,25 +52,22 @@ impl SharedParts {
     }
 }
 
-impl Model {
-    /// The scenario's initial state: clients built from the registry,
-    /// connected and started.
+impl<C: RecipeSet> Model<C> {
+    /// The scenario's initial state: clients built as the scenario's
+    /// recipe, connected and started.
     ///
     /// The scenario must be valid ([`Scenario::validate`]); an unknown
     /// recipe builds no clients.
-    pub fn new(scenario: &Scenario) -> Self {
+    pub fn new(scenario: &Scenario<C>) -> Self {
         Self::with_start_log(scenario, &mut Vec::new())
     }
 
     /// [`Model::new`], also handing back what starting the clients did
     /// (traces print it before the first step).
-    pub fn with_start_log(scenario: &Scenario, start: &mut Vec<Happening<AppEvent>>) -> Self {
-        let clients: Vec<AnyRecipe> = match scenario.recipe_info() {
-            Some(info) => (0..scenario.clients)
-                .map(|i| (info.build)(&scenario.params(i)))
-                .collect(),
-            None => Vec::new(),
-        };
+    pub fn with_start_log(scenario: &Scenario<C>, start: &mut Vec<Happening<AppEvent>>) -> Self {
+        let clients: Vec<C> = (0..scenario.clients)
+            .map_while(|i| scenario.build_client(i))
+            .collect();
         // The monitors see what starting the clients did (their first
         // requests, any early events) like any other step.
         start.clear();
@@ -83,7 +89,7 @@ impl Model {
     /// [`Model::new`] for exhaustive search: the monitors judge the hard
     /// properties only ([`MonitorSet::judge_only`]), which is all a
     /// verdict needs, so that each explored state is small and cheap to copy.
-    pub fn for_search(scenario: &Scenario) -> Self {
+    pub fn for_search(scenario: &Scenario<C>) -> Self {
         let model = Self::new(scenario);
         let monitors = Arc::unwrap_or_clone(model.monitors).judge_only();
         Model {
@@ -92,14 +98,14 @@ impl Model {
         }
     }
 
-    /// Make this state's big parts (client slots, data trees) the pool's
-    /// equal copies, so that the many states a search keeps at once hold
-    /// one copy of each. The state's value does not change.
+    /// Make this state's big parts (client slots, servers, monitor set)
+    /// the pool's equal copies, so that the many states a search keeps at
+    /// once hold one copy of each. The state's value does not change.
     ///
     /// Monitor sets are pooled by their identity (`Eq`), which leaves out
     /// what they only measure: a kept state may then carry another equal
     /// state's measurements, just as visited-state dedup keeps the first.
-    pub fn share_parts(&mut self, parts: &mut SharedParts) {
+    pub fn share_parts(&mut self, parts: &mut SharedParts<C>) {
         self.world.share_parts(&mut parts.world);
         match parts.monitors.entry(stable_hash(&*self.monitors)) {
             Entry::Occupied(entry) => {

@@ -5,7 +5,7 @@
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use zkrecipes::AppEvent;
+use zkrecipes::{AnyRecipe, AppEvent, RecipeSet};
 use zksim::{Event, Happening};
 
 use crate::explore::random::RandomChooser;
@@ -15,12 +15,12 @@ use crate::monitor::Violation;
 use crate::scenario::Scenario;
 use crate::schedule::{is_injected_fault, Schedule};
 
-/// Picks the next event of a run.
-pub trait Chooser {
+/// Picks the next event of a run over recipe type `C`.
+pub trait Chooser<C: RecipeSet = AnyRecipe> {
     /// Index of the event to take among `enabled` (never empty), or `None`
     /// to stop the run here without judging its end (a replayed schedule
     /// ran out).
-    fn choose(&mut self, model: &Model, enabled: &[Event]) -> Option<usize>;
+    fn choose(&mut self, model: &Model<C>, enabled: &[Event]) -> Option<usize>;
 }
 
 /// What one seeded run found (the contract `compare` relies on).
@@ -46,26 +46,32 @@ pub enum Ending {
 
 /// Everything a driven run produced.
 #[derive(Clone, Debug)]
-pub struct Run {
+pub struct Run<C: RecipeSet = AnyRecipe> {
     pub violation: Option<Violation>,
     pub schedule: Schedule,
     pub ending: Ending,
-    pub model: Model,
+    pub model: Model<C>,
 }
 
 /// Whether the run has reached its natural end in this state: nothing will
 /// happen by itself, the step bound is reached, or only faults are left to
 /// choose (time has run out, and a fault alone cannot be the point of a run).
-pub fn is_terminal(model: &Model, enabled: &[Event], steps: usize, max_steps: usize) -> bool {
+pub fn is_terminal<C: RecipeSet>(
+    model: &Model<C>,
+    enabled: &[Event],
+    steps: usize,
+    max_steps: usize,
+) -> bool {
     steps >= max_steps || enabled.iter().all(is_injected_fault) || model.is_quiescent()
 }
 
 /// Drive one run from the scenario's initial state. `on_step` sees every
 /// step after it is applied (traces use it; pass `|_, _, _| {}` otherwise).
-pub fn drive<C, F>(scenario: &Scenario, chooser: &mut C, mut on_step: F) -> Run
+pub fn drive<C, Ch, F>(scenario: &Scenario<C>, chooser: &mut Ch, mut on_step: F) -> Run<C>
 where
-    C: Chooser + ?Sized,
-    F: FnMut(&Model, &Event, &[Happening<AppEvent>]),
+    C: RecipeSet,
+    Ch: Chooser<C> + ?Sized,
+    F: FnMut(&Model<C>, &Event, &[Happening<AppEvent>]),
 {
     let max_steps = scenario.explore.max_steps;
     let mut model = Model::new(scenario);
@@ -112,13 +118,17 @@ where
 
 /// One seeded random schedule (swarm testing: the seed also decides which
 /// fault kinds are on).
-pub fn run_random(scenario: &Scenario, seed: u64) -> RunOutcome {
+pub fn run_random<C: RecipeSet>(scenario: &Scenario<C>, seed: u64) -> RunOutcome {
     let mut chooser = RandomChooser::new(ChaCha8Rng::seed_from_u64(seed));
     outcome(scenario, seed, &mut chooser)
 }
 
 /// Run `chooser` and report the contract's outcome.
-pub fn outcome<C: Chooser + ?Sized>(scenario: &Scenario, seed: u64, chooser: &mut C) -> RunOutcome {
+pub fn outcome<C: RecipeSet, Ch: Chooser<C> + ?Sized>(
+    scenario: &Scenario<C>,
+    seed: u64,
+    chooser: &mut Ch,
+) -> RunOutcome {
     let run = drive(scenario, chooser, |_, _, _| {});
     RunOutcome {
         seed,

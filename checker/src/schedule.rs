@@ -7,7 +7,7 @@
 //! *index* of each event in the enabled list instead, which is compact and
 //! equivalent because the world is deterministic ([`Schedule::to_indices`]).
 
-use zkrecipes::AppEvent;
+use zkrecipes::{AppEvent, RecipeSet};
 use zksim::{Event, Fault, Happening};
 
 use crate::model::Model;
@@ -34,7 +34,7 @@ impl Schedule {
     /// Each event's index in the list of events enabled where it was taken.
     /// `None` if some event is not enabled where the schedule takes it
     /// (the schedule does not belong to this scenario).
-    pub fn to_indices(&self, scenario: &Scenario) -> Option<Vec<u32>> {
+    pub fn to_indices<C: RecipeSet>(&self, scenario: &Scenario<C>) -> Option<Vec<u32>> {
         let mut model = Model::new(scenario);
         let mut enabled = Vec::new();
         let mut log: Vec<Happening<AppEvent>> = Vec::new();

@@ -17,6 +17,7 @@ use crate::monitor::{Property, Violation};
 use crate::run::drive;
 use crate::scenario::Scenario;
 use crate::schedule::{is_injected_fault, Schedule};
+use zkrecipes::RecipeSet;
 use zksim::Event;
 
 /// Replays tried at most while shrinking one schedule.
@@ -33,8 +34,8 @@ pub struct Shrunk {
     pub attempts: usize,
 }
 
-struct Shrinker<'a> {
-    scenario: &'a Scenario,
+struct Shrinker<'a, C> {
+    scenario: &'a Scenario<C>,
     property: Property,
     attempts: usize,
     schedule: Schedule,
@@ -42,7 +43,7 @@ struct Shrinker<'a> {
     violation: Violation,
 }
 
-impl Shrinker<'_> {
+impl<C: RecipeSet> Shrinker<'_, C> {
     /// Try `events`; keep them if they fail the same way and are smaller.
     fn try_events(&mut self, events: &[Event]) -> bool {
         if self.attempts >= BUDGET {
@@ -138,8 +139,8 @@ struct AlternativesRecorder<'a> {
     out: &'a mut Vec<Vec<Event>>,
 }
 
-impl crate::run::Chooser for AlternativesRecorder<'_> {
-    fn choose(&mut self, _: &crate::model::Model, enabled: &[Event]) -> Option<usize> {
+impl<C: RecipeSet> crate::run::Chooser<C> for AlternativesRecorder<'_> {
+    fn choose(&mut self, _: &crate::model::Model<C>, enabled: &[Event]) -> Option<usize> {
         let event = self.events.get(self.next)?;
         self.next += 1;
         let i = enabled.iter().position(|e| e == event)?;
@@ -150,7 +151,11 @@ impl crate::run::Chooser for AlternativesRecorder<'_> {
 }
 
 /// Shrink `failing`, a schedule that breaks `violation.property`.
-pub fn shrink(scenario: &Scenario, failing: &Schedule, violation: &Violation) -> Shrunk {
+pub fn shrink<C: RecipeSet>(
+    scenario: &Scenario<C>,
+    failing: &Schedule,
+    violation: &Violation,
+) -> Shrunk {
     let indices = failing.to_indices(scenario).unwrap_or_default();
     let mut s = Shrinker {
         scenario,

@@ -20,16 +20,20 @@
 
 use std::fmt;
 
+use zkrecipes::{AnyRecipe, RecipeSet};
+
 use crate::scenario::Scenario;
 
 const PREFIX: &str = "zk";
 const VERSION: u32 = 1;
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
-/// A decoded token: the scenario and the schedule's choice indices.
+/// A decoded token: the scenario and the schedule's choice indices. The
+/// recipe *type* is not in the token: the scenario names its recipe, and
+/// decoding for a type `C` ([`Token::decode_as`]) checks that `C` has it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Token {
-    pub scenario: Scenario,
+pub struct Token<C = AnyRecipe> {
+    pub scenario: Scenario<C>,
     pub indices: Vec<u32>,
 }
 
@@ -60,7 +64,20 @@ fn err(byte: Option<usize>, message: impl Into<String>) -> TokenError {
 }
 
 impl Token {
-    pub fn new(scenario: Scenario, indices: Vec<u32>) -> Self {
+    /// Read a token of the registered recipes (surrounding whitespace is ignored).
+    pub fn decode(token: &str) -> Result<Token, TokenError> {
+        Token::decode_as(token)
+    }
+
+    /// Read a token for the recipes of type `C`: its scenario must name a
+    /// recipe `C` can build.
+    pub fn decode_as<C: RecipeSet>(token: &str) -> Result<Token<C>, TokenError> {
+        decode(token)
+    }
+}
+
+impl<C: RecipeSet> Token<C> {
+    pub fn new(scenario: Scenario<C>, indices: Vec<u32>) -> Self {
         Token { scenario, indices }
     }
 
@@ -76,79 +93,78 @@ impl Token {
         out.push_str(&format!(":{sum:08x}"));
         out
     }
+}
 
-    /// Read a token (surrounding whitespace is ignored).
-    pub fn decode(token: &str) -> Result<Token, TokenError> {
-        let lead = token.len() - token.trim_start().len();
-        let token = token.trim();
-        let Some(rest) = token.strip_prefix(PREFIX) else {
-            return Err(err(
-                Some(lead),
-                format!("a replay token starts with `{PREFIX}{VERSION}:`"),
-            ));
-        };
-        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-        let version: u32 = rest[..digits].parse().map_err(|_| {
-            err(
-                Some(lead + PREFIX.len()),
-                format!("expected the format version after `{PREFIX}`"),
-            )
-        })?;
-        if version != VERSION {
-            return Err(err(
-                Some(lead + PREFIX.len()),
-                format!("token version {PREFIX}{version} is not supported; this zkcheck reads {PREFIX}{VERSION}"),
-            ));
-        }
-        let header = PREFIX.len() + digits;
-        if !rest[digits..].starts_with(':') {
-            return Err(err(Some(lead + header), "expected `:` after the version"));
-        }
-        let body = &token[header + 1..];
-        let fields: Vec<&str> = body.split(':').collect();
-        if fields.len() != 3 {
-            return Err(err(
-                None,
-                format!(
-                    "expected 3 fields after `{PREFIX}{VERSION}:` (scenario:schedule:checksum), found {}",
-                    fields.len()
-                ),
-            ));
-        }
-        let scenario_at = lead + header + 1;
-        let schedule_at = scenario_at + fields[0].len() + 1;
-        let checksum_at = schedule_at + fields[1].len() + 1;
-        let checksum = fields[2];
-        if checksum.len() != 8 || !checksum.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Err(err(
-                Some(checksum_at),
-                "the checksum field must be 8 hex digits",
-            ));
-        }
-        check_alphabet(fields[0], scenario_at, "scenario")?;
-        check_alphabet(fields[1], schedule_at, "schedule")?;
-        let signed = &token[..checksum_at - lead - 1];
-        let expected = u32::from_str_radix(checksum, 16)
-            .map_err(|_| err(Some(checksum_at), "bad checksum"))?;
-        let actual = fnv32(signed.as_bytes());
-        if expected != actual {
-            return Err(err(
-                Some(checksum_at),
-                format!("checksum mismatch (token says {expected:08x}, content gives {actual:08x}): the token was altered or cut"),
-            ));
-        }
-        let bytes = base64_decode(fields[0], scenario_at)?;
-        let text = String::from_utf8(bytes)
-            .map_err(|_| err(Some(scenario_at), "the scenario field is not UTF-8 text"))?;
-        let scenario = Scenario::parse(&text, "token scenario").map_err(|e| {
-            err(
-                Some(scenario_at),
-                format!("the scenario field does not hold a valid scenario: {e}"),
-            )
-        })?;
-        let indices = varints_decode(fields[1], schedule_at)?;
-        Ok(Token { scenario, indices })
+fn decode<C: RecipeSet>(token: &str) -> Result<Token<C>, TokenError> {
+    let lead = token.len() - token.trim_start().len();
+    let token = token.trim();
+    let Some(rest) = token.strip_prefix(PREFIX) else {
+        return Err(err(
+            Some(lead),
+            format!("a replay token starts with `{PREFIX}{VERSION}:`"),
+        ));
+    };
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let version: u32 = rest[..digits].parse().map_err(|_| {
+        err(
+            Some(lead + PREFIX.len()),
+            format!("expected the format version after `{PREFIX}`"),
+        )
+    })?;
+    if version != VERSION {
+        return Err(err(
+            Some(lead + PREFIX.len()),
+            format!("token version {PREFIX}{version} is not supported; this zkcheck reads {PREFIX}{VERSION}"),
+        ));
     }
+    let header = PREFIX.len() + digits;
+    if !rest[digits..].starts_with(':') {
+        return Err(err(Some(lead + header), "expected `:` after the version"));
+    }
+    let body = &token[header + 1..];
+    let fields: Vec<&str> = body.split(':').collect();
+    if fields.len() != 3 {
+        return Err(err(
+            None,
+            format!(
+                "expected 3 fields after `{PREFIX}{VERSION}:` (scenario:schedule:checksum), found {}",
+                fields.len()
+            ),
+        ));
+    }
+    let scenario_at = lead + header + 1;
+    let schedule_at = scenario_at + fields[0].len() + 1;
+    let checksum_at = schedule_at + fields[1].len() + 1;
+    let checksum = fields[2];
+    if checksum.len() != 8 || !checksum.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(err(
+            Some(checksum_at),
+            "the checksum field must be 8 hex digits",
+        ));
+    }
+    check_alphabet(fields[0], scenario_at, "scenario")?;
+    check_alphabet(fields[1], schedule_at, "schedule")?;
+    let signed = &token[..checksum_at - lead - 1];
+    let expected =
+        u32::from_str_radix(checksum, 16).map_err(|_| err(Some(checksum_at), "bad checksum"))?;
+    let actual = fnv32(signed.as_bytes());
+    if expected != actual {
+        return Err(err(
+            Some(checksum_at),
+            format!("checksum mismatch (token says {expected:08x}, content gives {actual:08x}): the token was altered or cut"),
+        ));
+    }
+    let bytes = base64_decode(fields[0], scenario_at)?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| err(Some(scenario_at), "the scenario field is not UTF-8 text"))?;
+    let scenario = Scenario::parse_as::<C>(&text, "token scenario").map_err(|e| {
+        err(
+            Some(scenario_at),
+            format!("the scenario field does not hold a valid scenario: {e}"),
+        )
+    })?;
+    let indices = varints_decode(fields[1], schedule_at)?;
+    Ok(Token { scenario, indices })
 }
 
 fn check_alphabet(field: &str, at: usize, name: &str) -> Result<(), TokenError> {

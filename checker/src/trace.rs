@@ -11,7 +11,7 @@
 
 use std::fmt::Write;
 
-use zkrecipes::AppEvent;
+use zkrecipes::{AppEvent, RecipeSet};
 use zksim::{CreateMode, Delivery, Event, Fault, Happening, Op, Reply, Response};
 
 use crate::model::Model;
@@ -27,7 +27,7 @@ pub struct Trace {
 
 impl Trace {
     /// Record what starting the clients did, before the first step.
-    pub fn start(&mut self, model: &Model, log: &[Happening<AppEvent>]) {
+    pub fn start<C: RecipeSet>(&mut self, model: &Model<C>, log: &[Happening<AppEvent>]) {
         for h in log {
             if let Some(line) = describe_happening(model, h) {
                 let _ = writeln!(self.text, "start t={:<4} {line}", model.world.now());
@@ -36,7 +36,12 @@ impl Trace {
     }
 
     /// Record one step (called after the step is applied).
-    pub fn record(&mut self, model: &Model, event: &Event, log: &[Happening<AppEvent>]) {
+    pub fn record<C: RecipeSet>(
+        &mut self,
+        model: &Model<C>,
+        event: &Event,
+        log: &[Happening<AppEvent>],
+    ) {
         let prefix = format!("{:>5} t={:<4}", self.step, model.world.now());
         self.step += 1;
         let mut wrote = false;
@@ -67,7 +72,7 @@ impl Trace {
     }
 }
 
-fn at(model: &Model, client: usize) -> String {
+fn at<C: RecipeSet>(model: &Model<C>, client: usize) -> String {
     match model.world.server_of(client) {
         Some(s) => format!("c{client}@s{s}"),
         None => format!("c{client}"),
@@ -75,7 +80,7 @@ fn at(model: &Model, client: usize) -> String {
 }
 
 /// A line for the chosen event itself, when its happenings do not say it.
-fn describe_event(model: &Model, event: &Event) -> Option<String> {
+fn describe_event<C: RecipeSet>(model: &Model<C>, event: &Event) -> Option<String> {
     Some(match event {
         Event::Tick => "tick".to_string(),
         Event::Timer { client } => format!("{} timer fires", at(model, *client)),
@@ -95,7 +100,7 @@ fn describe_event(model: &Model, event: &Event) -> Option<String> {
     })
 }
 
-fn describe_happening(model: &Model, h: &Happening<AppEvent>) -> Option<String> {
+fn describe_happening<C: RecipeSet>(model: &Model<C>, h: &Happening<AppEvent>) -> Option<String> {
     Some(match h {
         Happening::Sent {
             client,
@@ -149,6 +154,7 @@ fn describe_op(op: &Op) -> String {
             format!("getChildren {path}{}", if *watch { " +watch" } else { "" })
         }
         Op::Sync { path } => format!("sync {path}"),
+        Op::Check { path, version } => format!("check {path} version={version}"),
         Op::Multi(ops) => format!(
             "multi [{}]",
             ops.iter().map(describe_op).collect::<Vec<_>>().join("; ")
@@ -170,6 +176,7 @@ fn describe_reply(reply: &Reply) -> String {
             Response::SetData(stat) => format!("set version={}", stat.version),
             Response::Children { names, .. } => format!("children [{}]", names.join(", ")),
             Response::Synced => "synced".into(),
+            Response::Checked => "checked".into(),
             Response::Multi(results) => format!(
                 "multi [{}]",
                 results

@@ -3,12 +3,13 @@
 
 use zksim::{Client, Cx, OpId, Reply, SessionEvent, WatchedEvent};
 
-use crate::{AppEvent, Recipe, RecipeParams};
+use crate::{AppEvent, Family, Recipe, RecipeParams};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Idle;
 
 impl Recipe for Idle {
+    const FAMILY: Family = Family::Lock;
     fn new(_: &RecipeParams) -> Self {
         Idle
     }

@@ -17,5 +17,5 @@ pub mod testkit;
 pub mod workload;
 
 pub use event::AppEvent;
-pub use registry::{AnyRecipe, Family, Recipe, RecipeInfo, RecipeParams, RECIPES};
+pub use registry::{AnyRecipe, Family, Recipe, RecipeInfo, RecipeParams, RecipeSet, RECIPES};
 pub use workload::Workload;

@@ -36,8 +36,61 @@ pub struct RecipeParams {
 }
 
 /// A recipe: a sans-IO client that reports [`AppEvent`]s.
+///
+/// This is all the checker needs of a recipe written outside this crate:
+/// how to build client `params.client` of a run, and what the recipe is for
+/// (its [`Family`] decides which properties can be judged).
 pub trait Recipe: Client<Event = AppEvent> {
+    /// What this recipe is for; tells the checker which monitors apply.
+    const FAMILY: Family;
+
+    /// The name scenarios and replay tokens give this recipe. A token made
+    /// from one recipe type is refused by another, so override it with a
+    /// stable name if tokens must outlive a rename of the type (the default,
+    /// [`std::any::type_name`], may also change between compiler versions).
+    fn name() -> &'static str {
+        std::any::type_name::<Self>()
+    }
+
     fn new(params: &RecipeParams) -> Self;
+}
+
+/// What a run's clients are built from: one [`Recipe`] type (a set of one),
+/// or [`AnyRecipe`], every registered recipe chosen by the scenario's
+/// `recipe` name. The checker is generic over this, so a user's own recipe
+/// runs through the same explorers, monitors, shrinker and tokens as the
+/// registered ones, and the model stays a plain `Clone + Hash + Eq` value.
+pub trait RecipeSet: Client<Event = AppEvent> + Send + Sync + 'static {
+    /// The family of the recipe called `name`; `None` if the set has no such recipe.
+    fn family_of(name: &str) -> Option<Family>;
+    /// Client `params.client` of the recipe called `name`.
+    fn build(name: &str, params: &RecipeParams) -> Option<Self>;
+    /// The recipe names this set answers to, for error messages.
+    fn names() -> Vec<&'static str>;
+}
+
+impl<R: Recipe + Send + Sync + 'static> RecipeSet for R {
+    fn family_of(name: &str) -> Option<Family> {
+        (name == R::name()).then_some(R::FAMILY)
+    }
+    fn build(name: &str, params: &RecipeParams) -> Option<Self> {
+        (name == R::name()).then(|| R::new(params))
+    }
+    fn names() -> Vec<&'static str> {
+        vec![R::name()]
+    }
+}
+
+impl RecipeSet for AnyRecipe {
+    fn family_of(name: &str) -> Option<Family> {
+        find(name).map(|r| r.family)
+    }
+    fn build(name: &str, params: &RecipeParams) -> Option<Self> {
+        find(name).map(|r| (r.build)(params))
+    }
+    fn names() -> Vec<&'static str> {
+        RECIPES.iter().map(|r| r.name).collect()
+    }
 }
 
 /// One line of `zkcheck list`.
@@ -59,7 +112,7 @@ pub fn find(name: &str) -> Option<&'static RecipeInfo> {
 }
 
 macro_rules! registry {
-    ($( $variant:ident($ty:ty) = $name:literal, $family:ident, $origin:literal, $summary:literal; )*) => {
+    ($( $variant:ident($ty:ty) = $name:literal, $origin:literal, $summary:literal; )*) => {
         /// Any registered recipe (enum dispatch keeps the world a plain value).
         #[derive(Clone, Debug, PartialEq, Eq, Hash)]
         pub enum AnyRecipe { $( $variant($ty), )* }
@@ -90,7 +143,7 @@ macro_rules! registry {
         pub static RECIPES: &[RecipeInfo] = &[ $(
             RecipeInfo {
                 name: $name,
-                family: Family::$family,
+                family: <$ty as Recipe>::FAMILY,
                 origin: $origin,
                 summary: $summary,
                 build: |p| AnyRecipe::$variant(<$ty as Recipe>::new(p)),
@@ -100,25 +153,25 @@ macro_rules! registry {
 }
 
 // One line per recipe:
-//   Variant(Type) = "name", Family, "origin", "summary";
+//   Variant(Type) = "name", "origin", "summary";   (the family is the type's `Recipe::FAMILY`)
 registry! {
-    Idle(crate::idle::Idle) = "idle", Lock, "zkcheck", "Does nothing and finishes at once (a placeholder for tests of the checker itself).";
-    Naive(crate::lock::NaiveLock) = "naive", Lock, "zkcheck", "One ephemeral lock node; every waiter watches it and races to recreate it (correct, but a herd).";
-    Sequential(crate::lock::SequentialLock) = "sequential", Lock, "zkcheck", "ZooKeeper's predecessor-watch lock with guid-tagged nodes, re-listing and session handling (the reference).";
-    RwLock(crate::lock::RwLock) = "rwlock", RwLock, "zkcheck", "ZooKeeper's read/write lock: readers wait for the next lower writer only (client i is a writer when i % 3 == 0).";
-    SequentialNoRecheck(crate::lock::flaws::SequentialNoRecheck) = "sequential-no-recheck", Lock, "zkcheck", "Flawed (W3): takes the lock when its predecessor goes, without re-listing; breaks mutual exclusion.";
-    SequentialIgnoreSession(crate::lock::flaws::SequentialIgnoreSession) = "sequential-ignore-session", Lock, "zkcheck", "Flawed (W5): ignores Disconnected/Expired and keeps holding; breaks belief-level mutual exclusion.";
-    SequentialWatchLowest(crate::lock::flaws::SequentialWatchLowest) = "sequential-watch-lowest", Lock, "zkcheck", "Flawed (W6): every waiter watches the lowest node; each release wakes them all (herd).";
-    SequentialBlindRetry(crate::lock::flaws::SequentialBlindRetry) = "sequential-blind-retry", Lock, "zkcheck", "Flawed (W4): recreates after ConnectionLoss without looking for its first node; the orphan blocks everyone, itself included (liveness).";
-    SequentialStringSort(crate::lock::flaws::SequentialStringSort) = "sequential-string-sort", Lock, "zkcheck", "Flawed (W1): sorts guid-tagged names as strings; a later client can jump the holder (mutual exclusion, FIFO).";
-    NaiveNoRewatch(crate::lock::flaws::NaiveNoRewatch) = "naive-no-rewatch", Lock, "zkcheck", "Flawed (W2): waits for a watch when exists says the lock node is gone; the last waiter waits forever.";
-    SeedOuYangLock(crate::seeds::ouyang::OuYangMutex) = "seed001-ouyang-lock", Lock, "seed 001", "Predecessor-watch lock that re-lists after each wakeup; after a ConnectionLoss on create it passes a bare child name to getData and gives up (liveness), and ignores session loss (mutex).";
-    SeedOuYangRwLock(crate::seeds::ouyang::OuYangRwLock) = "seed001-ouyang-rwlock", RwLock, "seed 001", "The same code with read-/write- nodes (odd clients read); same ConnectionLoss and session-loss bugs as seed001-ouyang-lock.";
-    SeedApacheWriteLock(crate::seeds::apache_writelock::ApacheWriteLock) = "seed003-apache-writelock", Lock, "seed 003", "Apache WriteLock as printed: ZNodeName sorts by the x-<sessionId> prefix first, so a later client with a string-smaller session id acquires beside the holder (mutex); a reused node after ConnectionLoss gets a bare id and never acquires (liveness).";
-    SeedArticleWriteLock(crate::seeds::apache_writelock::ArticleWriteLock) = "seed002-writelock", Lock, "seed 002", "The article's fixed WriteLock (sequence-only ZNodeName, full-path id): a predecessor gone before exists() leaves it waiting on a watch that never fires (liveness); unlock does not retry a lost delete; ignores Expired (mutex).";
-    SeedQueueTake(crate::seeds::apache_queue::TakeQueue) = "seed002-queue", Queue, "seed 002", "Apache DistributedQueue (even clients offer, odd take()): getData then delete with no ConnectionLoss handling, so a lost delete reply loses an item and kills the consumer; a Disconnected opens take()'s latch and the consumer dies (queue, liveness, herd).";
-    SeedQueuePoll(crate::seeds::apache_queue::PollQueue) = "seed002-queue-poll", Queue, "seed 002", "Apache DistributedQueue with peek()/poll() consumers that sleep when empty: the same lost-item bug on a ConnectionLoss after delete (queue).";
-    SeedCuratorMutex(crate::seeds::curator::mutex::CuratorMutex) = "seed002-curator-mutex", Lock, "seed 002", "Curator InterProcessMutex as the article uses it: protected names survive ConnectionLoss, but the holder never looks at connection state, so an expired holder keeps believing (mutex under pauses; fenced exclusion holds).";
-    SeedCuratorLeader(crate::seeds::curator::leader::CuratorLeader) = "seed002-curator-leader", Election, "seed 002", "Curator LeaderSelector with autoRequeue: abdicates on SUSPENDED/LOST, so two leaders need a leader paused past its session timeout without seeing Disconnected (election).";
-    SeedZkLock004(crate::seeds::zklock004::ZkLock004) = "seed004-zklock", Lock, "seed 004", "Sorts names as strings, watches the previous node with the default watcher, and after one wakeup assumes the lock without listing again (mutex after a waiter leaves; waits forever when exists finds nothing).";
+    Idle(crate::idle::Idle) = "idle", "zkcheck", "Does nothing and finishes at once (a placeholder for tests of the checker itself).";
+    Naive(crate::lock::NaiveLock) = "naive", "zkcheck", "One ephemeral lock node; every waiter watches it and races to recreate it (correct, but a herd).";
+    Sequential(crate::lock::SequentialLock) = "sequential", "zkcheck", "ZooKeeper's predecessor-watch lock with guid-tagged nodes, re-listing and session handling (the reference).";
+    RwLock(crate::lock::RwLock) = "rwlock", "zkcheck", "ZooKeeper's read/write lock: readers wait for the next lower writer only (client i is a writer when i % 3 == 0).";
+    SequentialNoRecheck(crate::lock::flaws::SequentialNoRecheck) = "sequential-no-recheck", "zkcheck", "Flawed (W3): takes the lock when its predecessor goes, without re-listing; breaks mutual exclusion.";
+    SequentialIgnoreSession(crate::lock::flaws::SequentialIgnoreSession) = "sequential-ignore-session", "zkcheck", "Flawed (W5): ignores Disconnected/Expired and keeps holding; breaks belief-level mutual exclusion.";
+    SequentialWatchLowest(crate::lock::flaws::SequentialWatchLowest) = "sequential-watch-lowest", "zkcheck", "Flawed (W6): every waiter watches the lowest node; each release wakes them all (herd).";
+    SequentialBlindRetry(crate::lock::flaws::SequentialBlindRetry) = "sequential-blind-retry", "zkcheck", "Flawed (W4): recreates after ConnectionLoss without looking for its first node; the orphan blocks everyone, itself included (liveness).";
+    SequentialStringSort(crate::lock::flaws::SequentialStringSort) = "sequential-string-sort", "zkcheck", "Flawed (W1): sorts guid-tagged names as strings; a later client can jump the holder (mutual exclusion, FIFO).";
+    NaiveNoRewatch(crate::lock::flaws::NaiveNoRewatch) = "naive-no-rewatch", "zkcheck", "Flawed (W2): waits for a watch when exists says the lock node is gone; the last waiter waits forever.";
+    SeedOuYangLock(crate::seeds::ouyang::OuYangMutex) = "seed001-ouyang-lock", "seed 001", "Predecessor-watch lock that re-lists after each wakeup; after a ConnectionLoss on create it passes a bare child name to getData and gives up (liveness), and ignores session loss (mutex).";
+    SeedOuYangRwLock(crate::seeds::ouyang::OuYangRwLock) = "seed001-ouyang-rwlock", "seed 001", "The same code with read-/write- nodes (odd clients read); same ConnectionLoss and session-loss bugs as seed001-ouyang-lock.";
+    SeedApacheWriteLock(crate::seeds::apache_writelock::ApacheWriteLock) = "seed003-apache-writelock", "seed 003", "Apache WriteLock as printed: ZNodeName sorts by the x-<sessionId> prefix first, so a later client with a string-smaller session id acquires beside the holder (mutex); a reused node after ConnectionLoss gets a bare id and never acquires (liveness).";
+    SeedArticleWriteLock(crate::seeds::apache_writelock::ArticleWriteLock) = "seed002-writelock", "seed 002", "The article's fixed WriteLock (sequence-only ZNodeName, full-path id): a predecessor gone before exists() leaves it waiting on a watch that never fires (liveness); unlock does not retry a lost delete; ignores Expired (mutex).";
+    SeedQueueTake(crate::seeds::apache_queue::TakeQueue) = "seed002-queue", "seed 002", "Apache DistributedQueue (even clients offer, odd take()): getData then delete with no ConnectionLoss handling, so a lost delete reply loses an item and kills the consumer; a Disconnected opens take()'s latch and the consumer dies (queue, liveness, herd).";
+    SeedQueuePoll(crate::seeds::apache_queue::PollQueue) = "seed002-queue-poll", "seed 002", "Apache DistributedQueue with peek()/poll() consumers that sleep when empty: the same lost-item bug on a ConnectionLoss after delete (queue).";
+    SeedCuratorMutex(crate::seeds::curator::mutex::CuratorMutex) = "seed002-curator-mutex", "seed 002", "Curator InterProcessMutex as the article uses it: protected names survive ConnectionLoss, but the holder never looks at connection state, so an expired holder keeps believing (mutex under pauses; fenced exclusion holds).";
+    SeedCuratorLeader(crate::seeds::curator::leader::CuratorLeader) = "seed002-curator-leader", "seed 002", "Curator LeaderSelector with autoRequeue: abdicates on SUSPENDED/LOST, so two leaders need a leader paused past its session timeout without seeing Disconnected (election).";
+    SeedZkLock004(crate::seeds::zklock004::ZkLock004) = "seed004-zklock", "seed 004", "Sorts names as strings, watches the previous node with the default watcher, and after one wakeup assumes the lock without listing again (mutex after a waiter leaves; waits forever when exists finds nothing).";
 }

@@ -11,7 +11,7 @@ mod conformance_support;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use conformance_support::{generated, herd, scripts};
+use conformance_support::{checks, generated, herd, ordering, scripts};
 use zkrecipes::conformance::{self, Script};
 use zkrecipes::real::{self, TestServer};
 
@@ -71,7 +71,11 @@ fn main() {
         passed: 0,
         failed: 0,
     };
-    for script in scripts::all() {
+    for script in scripts::all()
+        .into_iter()
+        .chain(ordering::all())
+        .chain(checks::all())
+    {
         let result = bench.check(&script);
         bench.record(&script.name, result);
     }

@@ -71,7 +71,7 @@ pub fn validate_create_path(path: &str, mode: CreateMode) -> Result<(), ZkError>
 /// multi may contain). A request failing them never reaches a server, so it
 /// takes no zxid: a world should answer it locally with this error.
 ///
-/// A multi may hold only Create, Delete and SetData here (3.8's read-only
+/// A multi may hold only Create, Delete, SetData and Check here (3.8's read-only
 /// `multiRead` and nested multis are not modelled, and the Java client
 /// refuses to mix reads with writes).
 pub fn validate_request(op: &Op) -> Result<(), ZkError> {
@@ -82,9 +82,12 @@ pub fn validate_request(op: &Op) -> Result<(), ZkError> {
         | Op::GetData { path, .. }
         | Op::SetData { path, .. }
         | Op::GetChildren { path, .. }
-        | Op::Sync { path } => validate_path(path),
+        | Op::Sync { path }
+        | Op::Check { path, .. } => validate_path(path),
         Op::Multi(ops) => ops.iter().try_for_each(|sub| match sub {
-            Op::Create { .. } | Op::Delete { .. } | Op::SetData { .. } => validate_request(sub),
+            Op::Create { .. } | Op::Delete { .. } | Op::SetData { .. } | Op::Check { .. } => {
+                validate_request(sub)
+            }
             _ => Err(ZkError::BadArguments),
         }),
     }

@@ -69,7 +69,15 @@ pub enum Op {
     Sync {
         path: String,
     },
-    /// All-or-nothing; only Create, Delete, SetData and Check-like ops inside.
+    /// `check(path, version)`: inside a multi, fail the whole multi unless
+    /// `path` exists with data version `version` (-1: any). The 3.8 client
+    /// APIs offer it only inside a multi; sent alone, the simulator answers
+    /// `Unimplemented` rather than guess at a reply no client can ask for.
+    Check {
+        path: String,
+        version: i32,
+    },
+    /// All-or-nothing; only Create, Delete, SetData and Check inside.
     Multi(Vec<Op>),
 }
 
@@ -90,7 +98,8 @@ impl Op {
             | Op::GetData { path, .. }
             | Op::SetData { path, .. }
             | Op::GetChildren { path, .. }
-            | Op::Sync { path } => path,
+            | Op::Sync { path }
+            | Op::Check { path, .. } => path,
             Op::Multi(ops) => ops.first().map_or("/", Op::path),
         }
     }
@@ -134,6 +143,8 @@ pub enum Response {
         stat: Stat,
     },
     Synced,
+    /// A `check` inside a multi passed (`OpResult.CheckResult`).
+    Checked,
     /// Per-op results of a multi, like the async API's `opResults`. A failed
     /// multi also answers with this variant: every entry is then an `Err`
     /// (see [`ZkError::RolledBack`] and [`ZkError::RuntimeInconsistency`]).

@@ -52,6 +52,11 @@ pub struct Node {
     /// server (0 before the first child): it decides the order in which
     /// `getChildren` lists them (S30, see `tree/java_order.rs`).
     pub child_table_len: u32,
+    /// Position of this node's create within its txn (0 for a plain create,
+    /// `i` for the `i`-th op of a multi). With `czxid` it is the order in
+    /// which the parent's `HashSet` received the name: siblings created by
+    /// one multi share a czxid and are inserted in the multi's op order.
+    pub multi_index: u32,
 }
 
 impl Node {
@@ -62,6 +67,7 @@ impl Node {
             children: BTreeSet::new(),
             seq_counter: 0,
             child_table_len: 0,
+            multi_index: 0,
         }
     }
 
@@ -102,6 +108,11 @@ pub enum Txn {
         data: Vec<u8>,
         version: i32,
     },
+    /// A `check` that passed (`CheckVersionTxn`): changes nothing, answers
+    /// `Checked` inside its multi.
+    Check {
+        path: String,
+    },
     /// A multi whose every op passed preparation.
     Multi(Vec<Txn>),
     /// A request that failed preparation; it still takes a zxid, as in
@@ -129,6 +140,36 @@ pub struct Trigger {
     pub kind: EventType,
 }
 
+/// One session's entry in `DataTree.ephemerals`: a Java `HashSet<String>`
+/// created with the default capacity (16) on the session's first ephemeral.
+///
+/// The real server removes a path from the set when its node goes but
+/// keeps the set, and a `HashSet`'s table never shrinks; so a session that
+/// once held more than 12 ephemerals keeps a larger table, and that table
+/// decides the order of the `NodeDeleted` events its close fires (S24,
+/// `java_order::close_session_order`). An empty set whose table is still
+/// the default is dropped: it orders nothing, and two trees holding the same
+/// nodes must compare equal for the checker's dedup.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub(crate) struct SessionEphemerals {
+    pub(crate) paths: BTreeSet<String>,
+    /// Length of the set's table on the real server (16 or more).
+    pub(crate) table_len: u32,
+}
+
+impl SessionEphemerals {
+    fn insert(&mut self, path: &str) {
+        if self.paths.insert(path.to_string()) {
+            self.table_len = java_order::grown_session_table_len(self.table_len, self.paths.len());
+        }
+    }
+
+    /// Whether the entry carries nothing a fresh set would not.
+    fn is_default(&self) -> bool {
+        self.paths.is_empty() && self.table_len <= java_order::SESSION_SET_CAPACITY
+    }
+}
+
 /// Nodes by path. Shared copy-on-write at two levels — the map and each
 /// node — because the model checker clones trees far more often than it
 /// changes them: a clone costs two reference counts, and the first write to
@@ -141,7 +182,7 @@ pub struct DataTree {
     nodes: Arc<NodeMap>,
     /// Ephemeral paths by owner (`DataTree.ephemerals`), so that closing a
     /// session does not scan the tree.
-    ephemerals: Arc<BTreeMap<SessionId, BTreeSet<String>>>,
+    ephemerals: Arc<BTreeMap<SessionId, SessionEphemerals>>,
     last_zxid: Zxid,
 }
 
@@ -199,14 +240,20 @@ impl DataTree {
     /// `HashSet` clone of the session's ephemeral set (see
     /// `java_order::close_session_order`).
     pub fn prepare_close_session(&self, session: SessionId) -> Txn {
-        let mut keyed: Vec<(Zxid, String)> = self
-            .ephemerals
-            .get(&session)
+        let set = self.ephemerals.get(&session);
+        let mut keyed: Vec<((Zxid, u32), String)> = set
+            .map(|set| &set.paths)
             .into_iter()
             .flatten()
-            .map(|path| (self.get(path).map_or(0, |n| n.stat.czxid), path.clone()))
+            .map(|path| {
+                let born = self
+                    .get(path)
+                    .map_or((0, 0), |n| (n.stat.czxid, n.multi_index));
+                (born, path.clone())
+            })
             .collect();
-        java_order::close_session_order(&mut keyed);
+        let table_len = set.map_or(0, |set| set.table_len);
+        java_order::close_session_order(&mut keyed, table_len);
         Txn::CloseSession {
             session,
             ephemerals: keyed.into_iter().map(|(_, path)| path).collect(),
@@ -258,18 +305,18 @@ impl DataTree {
     }
 
     /// The children of `node` (at `path`) in the order a real server lists
-    /// them: Java `HashSet` order, by bucket and then insertion (see
-    /// `tree/java_order.rs`). Not sorted — recipes must sort (S30).
+    /// them: Java `HashSet` order, by bucket and then insertion — `czxid`,
+    /// then the op's place in its multi (see `tree/java_order.rs`). Not sorted — recipes must sort (S30).
     fn children_in_server_order(&self, path: &str, node: &Node) -> Vec<String> {
-        let mut keyed: Vec<(u32, Zxid, &String)> = node
+        let mut keyed: Vec<(u32, (Zxid, u32), &String)> = node
             .children
             .iter()
             .map(|name| {
-                let czxid = self
+                let born = self
                     .nodes
                     .get(crate::path::join(path, name).as_str())
-                    .map_or(0, |child| child.stat.czxid);
-                (java_order::bucket(name, node.child_table_len), czxid, name)
+                    .map_or((0, 0), |child| (child.stat.czxid, child.multi_index));
+                (java_order::bucket(name, node.child_table_len), born, name)
             })
             .collect();
         keyed.sort_unstable();
@@ -308,7 +355,7 @@ impl DataTree {
     pub fn ephemerals_of(&self, session: SessionId) -> Vec<String> {
         self.ephemerals
             .get(&session)
-            .map(|paths| paths.iter().cloned().collect())
+            .map(|set| set.paths.iter().cloned().collect())
             .unwrap_or_default()
     }
 

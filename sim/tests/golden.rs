@@ -7,7 +7,7 @@
 use zksim::demo;
 
 /// `trace-hash` of `--seed 42`.
-const GOLDEN_SEED_42: u64 = 0xf2e1_2646_c58c_acfb;
+const GOLDEN_SEED_42: u64 = 0x941b_566b_0dc6_de63;
 
 #[test]
 fn seed_42_trace_hash_is_pinned() {

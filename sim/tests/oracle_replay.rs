@@ -111,6 +111,7 @@ fn show(reply: &Reply) -> String {
             format!("multi [{}]", items.join("; "))
         }
         Ok(Response::Synced) => "closed".into(),
+        Ok(Response::Checked) => "checked".into(),
     }
 }
 

@@ -28,6 +28,8 @@ use std::collections::HashMap;
 
 use nohash_hasher::BuildNoHashHasher;
 
+use zkrecipes::RecipeSet;
+
 use super::{Exploration, Strategy};
 use crate::progress::Progress;
 use crate::scenario::Scenario;
@@ -84,8 +86,8 @@ impl Exhaustive {
 /// membership and lookups are read, never iteration order.
 type Visited<V> = HashMap<u64, V, BuildNoHashHasher<u64>>;
 
-impl Strategy for Exhaustive {
-    fn explore(&self, scenario: &Scenario, progress: &Progress) -> Exploration {
+impl<C: RecipeSet> Strategy<C> for Exhaustive {
+    fn explore(&self, scenario: &Scenario<C>, progress: &Progress) -> Exploration {
         match self.order {
             Order::Bfs => bfs::explore(self, scenario, progress),
             Order::Dfs => dfs::explore(self, scenario, progress),

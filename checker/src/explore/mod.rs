@@ -14,6 +14,7 @@ pub mod replay;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
+use zkrecipes::{AnyRecipe, RecipeSet};
 
 use crate::monitor::figures::Figures;
 use crate::monitor::Violation;
@@ -41,7 +42,7 @@ pub struct Options {
 
 impl Options {
     /// The scenario's own defaults, on one thread.
-    pub fn from_scenario(scenario: &Scenario) -> Self {
+    pub fn from_scenario<C>(scenario: &Scenario<C>) -> Self {
         let e = &scenario.explore;
         Options {
             strategy: e.strategy,
@@ -82,13 +83,13 @@ pub struct Exploration {
     pub figures: Figures,
 }
 
-/// An exploration strategy.
-pub trait Strategy {
-    fn explore(&self, scenario: &Scenario, progress: &Progress) -> Exploration;
+/// An exploration strategy over scenarios of recipe type `C`.
+pub trait Strategy<C: RecipeSet = AnyRecipe> {
+    fn explore(&self, scenario: &Scenario<C>, progress: &Progress) -> Exploration;
 }
 
 /// The strategy the options name.
-pub fn strategy(options: &Options) -> Box<dyn Strategy> {
+pub fn strategy<C: RecipeSet>(options: &Options) -> Box<dyn Strategy<C>> {
     match options.strategy {
         StrategyKind::Random => Box::new(SeedSweep {
             options: *options,
@@ -112,12 +113,13 @@ pub struct SeedSweep<F> {
     pub chooser: F,
 }
 
-impl<F, C> Strategy for SeedSweep<F>
+impl<F, C, Ch> Strategy<C> for SeedSweep<F>
 where
-    F: Fn(ChaCha8Rng) -> C + Sync,
-    C: Chooser,
+    C: RecipeSet,
+    F: Fn(ChaCha8Rng) -> Ch + Sync,
+    Ch: Chooser<C>,
 {
-    fn explore(&self, scenario: &Scenario, progress: &Progress) -> Exploration {
+    fn explore(&self, scenario: &Scenario<C>, progress: &Progress) -> Exploration {
         sweep(scenario, &self.options, progress, |seed| {
             let mut chooser = (self.chooser)(ChaCha8Rng::seed_from_u64(seed));
             outcome(scenario, seed, &mut chooser)
@@ -127,7 +129,12 @@ where
 
 /// Run `one(seed)` for every seed of the options, in parallel, and merge
 /// in seed order up to the first failing seed.
-pub fn sweep<R>(scenario: &Scenario, options: &Options, progress: &Progress, one: R) -> Exploration
+pub fn sweep<C, R>(
+    scenario: &Scenario<C>,
+    options: &Options,
+    progress: &Progress,
+    one: R,
+) -> Exploration
 where
     R: Fn(u64) -> RunOutcome + Sync,
 {

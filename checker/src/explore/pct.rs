@@ -22,14 +22,15 @@ use crate::model::Model;
 use crate::progress::Progress;
 use crate::run::{outcome, Chooser};
 use crate::scenario::Scenario;
+use zkrecipes::RecipeSet;
 
 /// A PCT sweep over seeds.
 pub struct PctSweep {
     pub options: Options,
 }
 
-impl Strategy for PctSweep {
-    fn explore(&self, scenario: &Scenario, progress: &Progress) -> Exploration {
+impl<C: RecipeSet> Strategy<C> for PctSweep {
+    fn explore(&self, scenario: &Scenario<C>, progress: &Progress) -> Exploration {
         sweep(scenario, &self.options, progress, |seed| {
             let mut chooser = PctChooser::new(scenario, self.options.pct_depth, seed);
             outcome(scenario, seed, &mut chooser)
@@ -55,7 +56,7 @@ pub struct PctChooser {
 }
 
 impl PctChooser {
-    pub fn new(scenario: &Scenario, depth: usize, seed: u64) -> Self {
+    pub fn new<C>(scenario: &Scenario<C>, depth: usize, seed: u64) -> Self {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let faults_on = draw_swarm(&mut rng);
         let threads = scenario.clients + scenario.ensemble.servers;
@@ -102,8 +103,8 @@ impl PctChooser {
     }
 }
 
-impl Chooser for PctChooser {
-    fn choose(&mut self, _model: &Model, enabled: &[Event]) -> Option<usize> {
+impl<C: RecipeSet> Chooser<C> for PctChooser {
+    fn choose(&mut self, _model: &Model<C>, enabled: &[Event]) -> Option<usize> {
         let step = self.step;
         self.step += 1;
 

@@ -12,6 +12,7 @@ use zksim::{Event, Fault};
 
 use crate::model::Model;
 use crate::run::Chooser;
+use zkrecipes::RecipeSet;
 
 /// Weight of a message, request, apply, timer or connect.
 const WEIGHT_WORK: u32 = 10;
@@ -66,8 +67,8 @@ impl RandomChooser {
     }
 }
 
-impl Chooser for RandomChooser {
-    fn choose(&mut self, _model: &Model, enabled: &[Event]) -> Option<usize> {
+impl<C: RecipeSet> Chooser<C> for RandomChooser {
+    fn choose(&mut self, _model: &Model<C>, enabled: &[Event]) -> Option<usize> {
         self.weights.clear();
         let mut total = 0u32;
         for event in enabled {

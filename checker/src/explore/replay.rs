@@ -5,6 +5,7 @@
 //! list of events leniently, skipping those no longer enabled; shrinking
 //! uses it to try schedules with steps removed.
 
+use zkrecipes::{AnyRecipe, RecipeSet};
 use zksim::Event;
 
 use crate::model::Model;
@@ -50,8 +51,8 @@ impl<'a> IndexChooser<'a> {
     }
 }
 
-impl Chooser for IndexChooser<'_> {
-    fn choose(&mut self, _model: &Model, enabled: &[Event]) -> Option<usize> {
+impl<C: RecipeSet> Chooser<C> for IndexChooser<'_> {
+    fn choose(&mut self, _model: &Model<C>, enabled: &[Event]) -> Option<usize> {
         let &index = self.indices.get(self.next)?;
         if index as usize >= enabled.len() {
             self.error = Some(BadChoice {
@@ -78,8 +79,8 @@ impl<'a> EventChooser<'a> {
     }
 }
 
-impl Chooser for EventChooser<'_> {
-    fn choose(&mut self, _model: &Model, enabled: &[Event]) -> Option<usize> {
+impl<C: RecipeSet> Chooser<C> for EventChooser<'_> {
+    fn choose(&mut self, _model: &Model<C>, enabled: &[Event]) -> Option<usize> {
         while let Some(event) = self.events.get(self.next) {
             self.next += 1;
             if let Some(i) = enabled.iter().position(|e| e == event) {
@@ -92,18 +93,18 @@ impl Chooser for EventChooser<'_> {
 
 /// A strict replay and the trace it printed.
 #[derive(Clone, Debug)]
-pub struct Replayed {
-    pub run: crate::run::Run,
+pub struct Replayed<C: RecipeSet = AnyRecipe> {
+    pub run: crate::run::Run<C>,
     pub trace: crate::trace::Trace,
     /// Indices left over because the run ended before them.
     pub unused: usize,
 }
 
 /// Replay `indices` on `scenario`, recording the trace.
-pub fn replay(
-    scenario: &crate::scenario::Scenario,
+pub fn replay<C: RecipeSet>(
+    scenario: &crate::scenario::Scenario<C>,
     indices: &[u32],
-) -> Result<Replayed, BadChoice> {
+) -> Result<Replayed<C>, BadChoice> {
     let mut chooser = IndexChooser::new(indices);
     let mut trace = crate::trace::Trace::default();
     // The run builds its own model; this one only shows what starting did.

@@ -277,11 +277,11 @@ fn herd_violation(view: &impl View, rel: &Release, event: &zksim::WatchedEvent) 
     }
 }
 
-impl Monitor for HerdMonitor {
-    fn observe(&mut self, world: &Sim, step: &StepLog) -> Result<(), Violation> {
+impl<C: zksim::Client<Event = zkrecipes::AppEvent>> Monitor<C> for HerdMonitor {
+    fn observe(&mut self, world: &Sim<C>, step: &StepLog) -> Result<(), Violation> {
         self.on_step(world, step)
     }
-    fn finish(&mut self, _world: &Sim) -> Result<(), Violation> {
+    fn finish(&mut self, _world: &Sim<C>) -> Result<(), Violation> {
         self.on_finish();
         Ok(())
     }

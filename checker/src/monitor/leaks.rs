@@ -81,12 +81,12 @@ impl LeakMonitor {
     }
 }
 
-impl Monitor for LeakMonitor {
-    fn observe(&mut self, world: &Sim, step: &StepLog) -> Result<(), Violation> {
+impl<C: zksim::Client<Event = zkrecipes::AppEvent>> Monitor<C> for LeakMonitor {
+    fn observe(&mut self, world: &Sim<C>, step: &StepLog) -> Result<(), Violation> {
         self.on_step(world, step);
         Ok(())
     }
-    fn finish(&mut self, world: &Sim) -> Result<(), Violation> {
+    fn finish(&mut self, world: &Sim<C>) -> Result<(), Violation> {
         self.on_finish(&End::of(world))
     }
 }

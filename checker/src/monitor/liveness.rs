@@ -143,12 +143,12 @@ impl LivenessMonitor {
     }
 }
 
-impl Monitor for LivenessMonitor {
-    fn observe(&mut self, world: &Sim, step: &StepLog) -> Result<(), Violation> {
+impl<C: zksim::Client<Event = zkrecipes::AppEvent>> Monitor<C> for LivenessMonitor {
+    fn observe(&mut self, world: &Sim<C>, step: &StepLog) -> Result<(), Violation> {
         self.on_step(world, step);
         Ok(())
     }
-    fn finish(&mut self, world: &Sim) -> Result<(), Violation> {
+    fn finish(&mut self, world: &Sim<C>) -> Result<(), Violation> {
         self.on_finish(&End::of(world)).map(|_| ())
     }
 }

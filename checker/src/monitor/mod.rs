@@ -2,13 +2,15 @@
 //! small state inside the model, so a violation stops the run at the first
 //! bad step and visited-state dedup stays sound.
 //!
-//! CONTRACT STUB — the trait is fixed; monitors are being written.
+//! Monitors read the world only through [`view::View`] and the history, so
+//! they judge any recipe type's world alike.
 
 use zkrecipes::{AnyRecipe, AppEvent};
-use zksim::{Happening, World};
+use zksim::{Client, Happening, World};
 
-/// The world the checker explores.
-pub type Sim = World<AnyRecipe>;
+/// The world the checker explores: the registered recipes by default, or
+/// any recipe type `C`.
+pub type Sim<C = AnyRecipe> = World<C>;
 /// One step's history.
 pub type StepLog = [Happening<AppEvent>];
 
@@ -42,13 +44,16 @@ pub struct Violation {
     pub explanation: String,
 }
 
-/// One property's watcher. Lives in the explored state: `Clone + Hash + Eq`.
-pub trait Monitor: Clone + std::hash::Hash + Eq + std::fmt::Debug {
+/// One property's watcher over worlds of recipe type `C`. Lives in the
+/// explored state: `Clone + Hash + Eq`.
+pub trait Monitor<C: Client<Event = AppEvent> = AnyRecipe>:
+    Clone + std::hash::Hash + Eq + std::fmt::Debug
+{
     /// Look at what one step did (the world is already after the step).
-    fn observe(&mut self, world: &Sim, step: &StepLog) -> Result<(), Violation>;
+    fn observe(&mut self, world: &Sim<C>, step: &StepLog) -> Result<(), Violation>;
     /// The run ended (no event enabled, or the step bound reached):
     /// judge what can only be judged at the end (liveness, leaks).
-    fn finish(&mut self, world: &Sim) -> Result<(), Violation>;
+    fn finish(&mut self, world: &Sim<C>) -> Result<(), Violation>;
 }
 
 pub mod election;

@@ -121,11 +121,11 @@ impl MutexMonitor {
     }
 }
 
-impl Monitor for MutexMonitor {
-    fn observe(&mut self, world: &Sim, step: &StepLog) -> Result<(), Violation> {
+impl<C: zksim::Client<Event = zkrecipes::AppEvent>> Monitor<C> for MutexMonitor {
+    fn observe(&mut self, world: &Sim<C>, step: &StepLog) -> Result<(), Violation> {
         self.on_step(world, step)
     }
-    fn finish(&mut self, _world: &Sim) -> Result<(), Violation> {
+    fn finish(&mut self, _world: &Sim<C>) -> Result<(), Violation> {
         Ok(())
     }
 }

@@ -150,11 +150,11 @@ impl QueueMonitor {
     }
 }
 
-impl Monitor for QueueMonitor {
-    fn observe(&mut self, world: &Sim, step: &StepLog) -> Result<(), Violation> {
+impl<C: zksim::Client<Event = zkrecipes::AppEvent>> Monitor<C> for QueueMonitor {
+    fn observe(&mut self, world: &Sim<C>, step: &StepLog) -> Result<(), Violation> {
         self.on_step(world, step)
     }
-    fn finish(&mut self, world: &Sim) -> Result<(), Violation> {
+    fn finish(&mut self, world: &Sim<C>) -> Result<(), Violation> {
         self.on_finish(&End::of(world))
     }
 }

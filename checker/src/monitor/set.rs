@@ -16,6 +16,7 @@
 use std::collections::BTreeSet;
 
 use zkrecipes::Family;
+use zksim::Client;
 
 use super::election::ElectionMonitor;
 use super::fenced::FencedMonitor;
@@ -57,7 +58,33 @@ impl Monitors {
         }
     }
 
-    fn observe(&mut self, world: &Sim, step: &StepLog, verdicts: &mut Vec<Violation>) {
+    /// Drop the monitors of the properties `keep` rejects.
+    fn retain(&mut self, keep: impl Fn(Property) -> bool) {
+        fn keep_if<T>(slot: &mut Option<T>, keep: bool) {
+            if !keep {
+                *slot = None;
+            }
+        }
+        keep_if(&mut self.mutex, keep(Property::MutualExclusion));
+        keep_if(&mut self.fenced, keep(Property::FencedExclusion));
+        keep_if(&mut self.fifo, keep(Property::Fifo));
+        keep_if(&mut self.herd, keep(Property::NoHerd));
+        keep_if(&mut self.liveness, keep(Property::Liveness));
+        keep_if(&mut self.leaks, keep(Property::NoLeaks));
+        keep_if(&mut self.queue, keep(Property::QueueSafety));
+        keep_if(&mut self.election, keep(Property::Election));
+    }
+
+    fn is_empty(&self) -> bool {
+        *self == Monitors::default()
+    }
+
+    fn observe<C: Client>(
+        &mut self,
+        world: &Sim<C>,
+        step: &StepLog,
+        verdicts: &mut Vec<Violation>,
+    ) {
         let results = [
             self.mutex.as_mut().map(|m| m.on_step(world, step)),
             self.fenced.as_mut().map(|m| m.on_step(world, step)),
@@ -130,10 +157,11 @@ pub struct MonitorSet {
     report: Vec<Property>,
     /// Monitors of hard properties: the set's identity.
     judged: Monitors,
-    /// Every other monitor that runs: measured only. `None` when the set
-    /// judges only ([`MonitorSet::judge_only`]): exhaustive search keeps
-    /// just what decides a verdict in each explored state, so a state is
-    /// cheap to clone and small to keep.
+    /// Every other monitor that runs: measured only. Only the `report`
+    /// properties' (or `None`) when the set judges only
+    /// ([`MonitorSet::judge_only`]): exhaustive search keeps just what
+    /// decides a verdict in each explored state, so that a state is cheap
+    /// to copy and small to keep.
     measured: Measured<Option<Box<Monitors>>>,
     /// Properties that broke in this run (reported once each).
     broken: Measured<BTreeSet<Property>>,
@@ -174,11 +202,17 @@ impl MonitorSet {
         }
     }
 
-    /// Drop every monitor that only measures: the set then judges the hard
-    /// properties and counts nothing else (report-only violations and
-    /// figures other than the hard monitors' own are no longer kept).
+    /// Drop every monitor that only measures, keeping those of the
+    /// scenario's `report` properties: the set then judges the hard
+    /// properties and counts report-only violations, and no other figure
+    /// is kept (what exhaustive search needs from each explored state).
     pub fn judge_only(mut self) -> Self {
-        self.measured.0 = None;
+        let report = &self.report;
+        let measured = self.measured.0.take().map(|mut m| {
+            m.retain(|p| report.contains(&p));
+            m
+        });
+        self.measured.0 = measured.filter(|m| !m.is_empty());
         self
     }
 
@@ -200,13 +234,13 @@ impl MonitorSet {
 
     /// Observe what starting the world did (`World::new_with_log`'s log).
     /// A hard violation there is returned by the next `observe`/`finish`.
-    pub fn start(&mut self, world: &Sim, log: &StepLog) {
+    pub fn start<C: Client>(&mut self, world: &Sim<C>, log: &StepLog) {
         if let Err(v) = self.observe(world, log) {
             self.at_start.get_or_insert(v);
         }
     }
 
-    pub fn observe(&mut self, world: &Sim, step: &StepLog) -> Result<(), Violation> {
+    pub fn observe<C: Client>(&mut self, world: &Sim<C>, step: &StepLog) -> Result<(), Violation> {
         self.judged.observe(world, step, &mut self.scratch.0);
         if let Some(m) = self.measured.0.as_mut() {
             m.observe(world, step, &mut self.scratch.0);
@@ -214,7 +248,7 @@ impl MonitorSet {
         self.weigh()
     }
 
-    pub fn finish(&mut self, world: &Sim) -> Result<(), Violation> {
+    pub fn finish<C: Client>(&mut self, world: &Sim<C>) -> Result<(), Violation> {
         let end = End::of(world);
         self.finish_with(&end)
     }

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
 
-use zksim::{ClientId, Event, SessionId, Tick};
+use zksim::{Client, ClientId, Event, SessionId, Tick};
 
 use super::Sim;
 
@@ -20,18 +20,18 @@ pub trait View {
     }
 }
 
-impl View for Sim {
+impl<C: Client> View for Sim<C> {
     fn now(&self) -> Tick {
-        Sim::now(self)
+        Sim::<C>::now(self)
     }
     fn num_clients(&self) -> usize {
-        Sim::num_clients(self)
+        Sim::<C>::num_clients(self)
     }
     fn session_of(&self, client: ClientId) -> SessionId {
-        Sim::session_of(self, client)
+        Sim::<C>::session_of(self, client)
     }
     fn is_crashed(&self, client: ClientId) -> bool {
-        Sim::is_crashed(self, client)
+        Sim::<C>::is_crashed(self, client)
     }
 }
 
@@ -128,7 +128,7 @@ pub struct End {
 
 impl End {
     /// Read the end state off the world.
-    pub fn of(world: &Sim) -> End {
+    pub fn of<C: Client>(world: &Sim<C>) -> End {
         let mut enabled = Vec::new();
         world.enabled(&mut enabled);
         let progress_possible = enabled
@@ -195,8 +195,6 @@ pub fn is_under(path: &str, root: &str) -> bool {
 pub fn who(client: ClientId) -> String {
     format!("client {client}")
 }
-
-use zksim::Client as _;
 
 #[cfg(test)]
 mod tests {

@@ -8,22 +8,26 @@
 
 mod parse;
 
+use std::marker::PhantomData;
+
 use serde::{Deserialize, Serialize};
 use zkrecipes::registry::{self, RecipeInfo};
-use zkrecipes::{Family, RecipeParams, Workload};
+use zkrecipes::{AnyRecipe, Family, RecipeParams, RecipeSet, Workload};
 use zksim::{Config, FaultBudget, Tick};
 
 use crate::monitor::Property;
 
 pub use parse::ScenarioError;
 
-/// A validated scenario. Fields are public so that code can build
-/// variations (`compare` sweeps `clients`); [`Scenario::validate`] checks
-/// a hand-built one.
+/// A validated scenario over the recipes of type `C`: the registered ones
+/// ([`AnyRecipe`], what TOML files and the CLI use) or one recipe type of
+/// the user's. Fields are public so that code can build variations
+/// (`compare` sweeps `clients`); [`Scenario::validate`] checks a hand-built one.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Scenario {
+pub struct Scenario<C = AnyRecipe> {
     pub name: String,
-    /// A registered recipe name (`zkcheck list`).
+    /// The recipe's name: a registered one (`zkcheck list`) for
+    /// [`AnyRecipe`], else [`zkrecipes::Recipe::name`] of `C`.
     pub recipe: String,
     pub clients: usize,
     /// The recipe's root node, e.g. `/lock`.
@@ -36,6 +40,9 @@ pub struct Scenario {
     /// Properties only measured (figures), never failing a run.
     pub report: Vec<Property>,
     pub explore: ExploreDefaults,
+    /// The recipe type clients are built as (a scenario is a typed value:
+    /// its runs' worlds are `World<C>`).
+    recipes: PhantomData<fn() -> C>,
 }
 
 /// The ensemble's shape and clock (`[ensemble]`).
@@ -121,18 +128,7 @@ impl Scenario {
     /// `fifo`, `herd`, `liveness` reported. The recipe is not checked here;
     /// [`Scenario::validate`] does.
     pub fn lock(recipe: &str, clients: usize) -> Self {
-        Scenario {
-            name: format!("{recipe}-{clients}"),
-            recipe: recipe.to_string(),
-            clients,
-            root: "/lock".to_string(),
-            workload: Workload::default(),
-            ensemble: Ensemble::default(),
-            faults: FaultBudget::default(),
-            hard: vec![Property::MutualExclusion],
-            report: vec![Property::Fifo, Property::NoHerd, Property::Liveness],
-            explore: ExploreDefaults::default(),
-        }
+        Scenario::named(recipe, clients)
     }
 
     /// Read and validate a scenario file.
@@ -145,6 +141,48 @@ impl Scenario {
         parse::from_str(text, origin)
     }
 
+    /// [`Scenario::parse`] for the recipes of type `C` (the text's `recipe`
+    /// must be one `C` can build).
+    pub fn parse_as<C: RecipeSet>(text: &str, origin: &str) -> Result<Scenario<C>, ScenarioError> {
+        parse::from_str(text, origin)
+    }
+
+    /// The registry entry of the scenario's recipe.
+    pub fn recipe_info(&self) -> Option<&'static RecipeInfo> {
+        registry::find(&self.recipe)
+    }
+}
+
+impl<C: zkrecipes::Recipe + Send + Sync + 'static> Scenario<C> {
+    /// The lock-scenario defaults of [`Scenario::lock`] for the recipe type
+    /// `C` (its root is `/lock`, whatever its family; set fields to change).
+    pub fn of_recipe(clients: usize) -> Self {
+        let mut s = Self::named(C::name(), clients);
+        if C::FAMILY != Family::Lock && C::FAMILY != Family::RwLock {
+            s.hard = Vec::new();
+            s.report = Vec::new();
+        }
+        s
+    }
+}
+
+impl<C: RecipeSet> Scenario<C> {
+    fn named(recipe: &str, clients: usize) -> Self {
+        Scenario {
+            name: format!("{recipe}-{clients}"),
+            recipe: recipe.to_string(),
+            clients,
+            root: "/lock".to_string(),
+            workload: Workload::default(),
+            ensemble: Ensemble::default(),
+            faults: FaultBudget::default(),
+            hard: vec![Property::MutualExclusion],
+            report: vec![Property::Fifo, Property::NoHerd, Property::Liveness],
+            explore: ExploreDefaults::default(),
+            recipes: PhantomData,
+        }
+    }
+
     /// The one text of this scenario: every field, in a fixed order.
     /// Parsing it gives back an equal scenario.
     pub fn to_canonical(&self) -> String {
@@ -154,11 +192,11 @@ impl Scenario {
     /// Checks that a hand-built scenario makes sense (known recipe, at
     /// least one client and one server, an absolute root).
     pub fn validate(&self) -> Result<(), String> {
-        if self.recipe_info().is_none() {
+        if C::family_of(&self.recipe).is_none() {
             return Err(format!(
                 "unknown recipe `{}`; known recipes: {}",
                 self.recipe,
-                known_recipes()
+                C::names().join(", ")
             ));
         }
         if self.clients == 0 {
@@ -179,15 +217,16 @@ impl Scenario {
         Ok(())
     }
 
-    /// The registry entry of the scenario's recipe.
-    pub fn recipe_info(&self) -> Option<&'static RecipeInfo> {
-        registry::find(&self.recipe)
-    }
-
     /// The recipe's family (lock if the recipe is unknown, which
     /// [`Scenario::validate`] rules out).
     pub fn family(&self) -> Family {
-        self.recipe_info().map_or(Family::Lock, |r| r.family)
+        C::family_of(&self.recipe).unwrap_or(Family::Lock)
+    }
+
+    /// Client `client` of the run, built as the scenario's recipe (`None`
+    /// if `C` has no recipe of that name, which [`Scenario::validate`] rules out).
+    pub fn build_client(&self, client: usize) -> Option<C> {
+        C::build(&self.recipe, &self.params(client))
     }
 
     /// The simulator configuration this scenario asks for.
@@ -214,11 +253,7 @@ impl Scenario {
 
 /// Every registered recipe name, comma-separated (for error messages).
 pub fn known_recipes() -> String {
-    zkrecipes::RECIPES
-        .iter()
-        .map(|r| r.name)
-        .collect::<Vec<_>>()
-        .join(", ")
+    AnyRecipe::names().join(", ")
 }
 
 /// The name a scenario uses for a property.

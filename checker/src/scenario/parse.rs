@@ -7,13 +7,10 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
-use zkrecipes::Workload;
+use zkrecipes::{RecipeSet, Workload};
 use zksim::{FaultBudget, Tick};
 
-use super::{
-    known_recipes, property_by_name, property_name, Ensemble, ExploreDefaults, Scenario,
-    ALL_PROPERTIES,
-};
+use super::{property_by_name, property_name, Ensemble, ExploreDefaults, Scenario, ALL_PROPERTIES};
 
 /// Why a scenario could not be loaded.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -106,7 +103,7 @@ impl Default for ChecksDoc {
     }
 }
 
-pub(super) fn from_file(path: &Path) -> Result<Scenario, ScenarioError> {
+pub(super) fn from_file<C: RecipeSet>(path: &Path) -> Result<Scenario<C>, ScenarioError> {
     let origin = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
         origin: origin.clone(),
@@ -116,7 +113,10 @@ pub(super) fn from_file(path: &Path) -> Result<Scenario, ScenarioError> {
     from_str(&text, &origin)
 }
 
-pub(super) fn from_str(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
+pub(super) fn from_str<C: RecipeSet>(
+    text: &str,
+    origin: &str,
+) -> Result<Scenario<C>, ScenarioError> {
     let at = |span: Option<std::ops::Range<usize>>, message: String| ScenarioError {
         origin: origin.to_string(),
         position: span.filter(|s| s.end > 0).map(|s| line_col(text, s.start)),
@@ -144,13 +144,13 @@ pub(super) fn from_str(text: &str, origin: &str) -> Result<Scenario, ScenarioErr
     };
     let hard = checks(&doc.checks.hard)?;
     let report = checks(&doc.checks.report)?;
-    if zkrecipes::registry::find(doc.recipe.get_ref()).is_none() {
+    if C::family_of(doc.recipe.get_ref()).is_none() {
         return Err(at(
             Some(doc.recipe.span()),
             format!(
                 "unknown recipe `{}`; known recipes: {}",
                 doc.recipe.get_ref(),
-                known_recipes()
+                C::names().join(", ")
             ),
         ));
     }
@@ -175,6 +175,7 @@ pub(super) fn from_str(text: &str, origin: &str) -> Result<Scenario, ScenarioErr
         hard,
         report,
         explore: doc.explore,
+        recipes: std::marker::PhantomData,
     };
     // Point at the field when we know which one is wrong.
     scenario.validate().map_err(|message| {
@@ -190,7 +191,7 @@ pub(super) fn from_str(text: &str, origin: &str) -> Result<Scenario, ScenarioErr
     Ok(scenario)
 }
 
-pub(super) fn to_canonical(s: &Scenario) -> String {
+pub(super) fn to_canonical<C>(s: &Scenario<C>) -> String {
     let spanned = |v: &str| Spanned::new(0..0, v.to_string());
     let doc = Doc {
         name: s.name.clone(),
@@ -249,8 +250,8 @@ report = ["herd", "fifo"]
 
     #[test]
     fn canonical_text_parses_back_to_the_same_scenario() {
-        let s = from_str(GOOD, "t.toml").unwrap();
-        let again = from_str(&to_canonical(&s), "canon").unwrap();
+        let s = Scenario::parse(GOOD, "t.toml").unwrap();
+        let again = Scenario::parse(&to_canonical(&s), "canon").unwrap();
         assert_eq!(s, again);
         assert_eq!(to_canonical(&s), to_canonical(&again));
     }
@@ -258,7 +259,7 @@ report = ["herd", "fifo"]
     #[test]
     fn unknown_field_is_named_with_its_line() {
         let text = "name = \"t\"\nrecipe = \"idle\"\nclients = 2\n[workload]\nroundz = 3\n";
-        let e = from_str(text, "f.toml").unwrap_err();
+        let e = Scenario::parse(text, "f.toml").unwrap_err();
         assert_eq!(e.position.map(|p| p.0), Some(5), "{e}");
         assert!(e.message.contains("roundz"), "{e}");
     }
@@ -266,7 +267,7 @@ report = ["herd", "fifo"]
     #[test]
     fn unknown_check_points_at_the_name() {
         let text = "name = \"t\"\nrecipe = \"idle\"\nclients = 2\n[checks]\nhard = [\"mutex\", \"nope\"]\n";
-        let e = from_str(text, "f.toml").unwrap_err();
+        let e = Scenario::parse(text, "f.toml").unwrap_err();
         assert_eq!(e.position, Some((5, 18)), "{e}");
         assert!(e.message.contains("unknown check `nope`"), "{e}");
         assert!(e.message.contains("fenced-mutex"), "{e}");
@@ -275,7 +276,7 @@ report = ["herd", "fifo"]
     #[test]
     fn unknown_recipe_lists_the_known_ones() {
         let text = "name = \"t\"\nrecipe = \"nope\"\nclients = 2\n";
-        let e = from_str(text, "f.toml").unwrap_err();
+        let e = Scenario::parse(text, "f.toml").unwrap_err();
         assert_eq!(e.position, Some((2, 10)), "{e}");
         assert!(e.message.contains("idle"), "{e}");
     }
@@ -283,7 +284,7 @@ report = ["herd", "fifo"]
     #[test]
     fn zero_clients_is_refused() {
         let text = "name = \"t\"\nrecipe = \"idle\"\nclients = 0\n";
-        let e = from_str(text, "f.toml").unwrap_err();
+        let e = Scenario::parse(text, "f.toml").unwrap_err();
         assert_eq!(e.position, Some((3, 11)), "{e}");
     }
 }

@@ -127,7 +127,8 @@ fn root_op(op: &mut Op, root: &str) {
         | Op::GetData { path, .. }
         | Op::SetData { path, .. }
         | Op::GetChildren { path, .. }
-        | Op::Sync { path } => path,
+        | Op::Sync { path }
+        | Op::Check { path, .. } => path,
         Op::Multi(ops) => {
             ops.iter_mut().for_each(|op| root_op(op, root));
             return;

@@ -11,7 +11,10 @@
 //!   (a failed write takes a zxid, S3) and equalities (a multi's ops share
 //!   one) are compared exactly.
 //! * `ephemeralOwner`: the index of the script session that owns the node.
-//! * children: sorted (no order is promised to clients, S30).
+//! * children: kept in the server's order. No order is promised to
+//!   clients, but the simulator claims the real server's (Java `HashSet`
+//!   order, S30) and a recipe that takes `children[0]` unsorted depends on
+//!   it, so it is compared exactly.
 //! * `ctime`/`mtime`: dropped (wall clock on the real server).
 
 use std::fmt;
@@ -55,12 +58,14 @@ pub enum Outcome {
         stat: StatView,
     },
     SetData(StatView),
-    /// Sorted child names.
+    /// Child names in the server's order (S30).
     Children {
         names: Vec<String>,
         stat: StatView,
     },
     Synced,
+    /// A `check` inside a multi passed.
+    Checked,
     Multi(Vec<Outcome>),
 }
 
@@ -154,15 +159,12 @@ impl Frame<'_> {
                 stat: self.stat(stat),
             },
             Response::SetData(stat) => Outcome::SetData(self.stat(stat)),
-            Response::Children { names, stat } => {
-                let mut names = names.clone();
-                names.sort();
-                Outcome::Children {
-                    names,
-                    stat: self.stat(stat),
-                }
-            }
+            Response::Children { names, stat } => Outcome::Children {
+                names: names.clone(),
+                stat: self.stat(stat),
+            },
             Response::Synced => Outcome::Synced,
+            Response::Checked => Outcome::Checked,
             Response::Multi(results) => Outcome::Multi(
                 results
                     .iter()
@@ -296,6 +298,7 @@ impl fmt::Display for Outcome {
             Outcome::SetData(s) => write!(f, "SetData {s}"),
             Outcome::Children { names, stat } => write!(f, "Children {names:?} {stat}"),
             Outcome::Synced => write!(f, "Synced"),
+            Outcome::Checked => write!(f, "Checked"),
             Outcome::Multi(rs) => {
                 write!(f, "Multi[")?;
                 for (i, r) in rs.iter().enumerate() {

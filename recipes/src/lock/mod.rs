@@ -42,11 +42,15 @@ pub use sequential::SequentialLock;
 /// [`Recipe`](crate::Recipe) and delegating [`zksim::Client`].
 macro_rules! lock_recipe {
     ($(#[$doc:meta])* $name:ident($proto:ty) = |$params:ident| $build:expr) => {
+        $crate::lock::lock_recipe! { $(#[$doc])* $name($proto) as Lock = |$params| $build }
+    };
+    ($(#[$doc:meta])* $name:ident($proto:ty) as $family:ident = |$params:ident| $build:expr) => {
         $(#[$doc])*
         #[derive(Clone, Debug, PartialEq, Eq, Hash)]
         pub struct $name(pub $crate::lock::driver::LockClient<$proto>);
 
         impl $crate::Recipe for $name {
+            const FAMILY: $crate::Family = $crate::Family::$family;
             fn new($params: &$crate::RecipeParams) -> Self {
                 $name($build)
             }

@@ -24,6 +24,6 @@ pub fn role_of(client: usize) -> Role {
 
 super::lock_recipe! {
     /// `rwlock`: see the module docs.
-    RwLock(SequentialProtocol) =
+    RwLock(SequentialProtocol) as RwLock =
         |params| sequential_with(params, role_of(params.client), Flaws::default())
 }

@@ -157,6 +157,8 @@ pub(crate) async fn perform(client: zk::Client, op: Op) -> Answer {
             Answer::plain(result.map(|()| Response::Synced).map_err(map_error))
         }
         Op::Multi(ops) => Answer::plain(multi(&client, &ops).await),
+        // No client API sends a check outside a multi; answer as zksim does.
+        Op::Check { .. } => Answer::plain(Err(ZkError::Unimplemented)),
     }
 }
 
@@ -178,6 +180,7 @@ async fn multi(client: &zk::Client, ops: &[Op]) -> Reply {
                 data,
                 version,
             } => writer.add_set_data(path, data, Some(*version)),
+            Op::Check { path, version } => writer.add_check_version(path, *version),
             _ => return Err(ZkError::BadArguments),
         };
         added.map_err(map_error)?;
@@ -214,7 +217,8 @@ fn map_multi_result(result: zk::MultiWriteResult) -> Response {
         },
         zk::MultiWriteResult::Delete => Response::Deleted,
         zk::MultiWriteResult::SetData { stat } => Response::SetData(map_stat(&stat)),
-        // Check ops are never built from zksim's vocabulary; the enum is non-exhaustive.
+        zk::MultiWriteResult::Check => Response::Checked,
+        // The enum is non-exhaustive; nothing zksim sends yields another.
         _ => Response::Synced,
     }
 }

@@ -97,6 +97,7 @@ pub type TakeQueue = DistributedQueue<false>;
 pub type PollQueue = DistributedQueue<true>;
 
 impl<const POLL: bool> Recipe for DistributedQueue<POLL> {
+    const FAMILY: crate::Family = crate::Family::Queue;
     fn new(p: &RecipeParams) -> Self {
         let producers = p.clients.div_ceil(2) as u32;
         let consumers = (p.clients / 2) as u32;

@@ -140,6 +140,11 @@ pub type OuYangMutex = OuYangLock<false>;
 pub type OuYangRwLock = OuYangLock<true>;
 
 impl<const RW: bool> Recipe for OuYangLock<RW> {
+    const FAMILY: crate::Family = if RW {
+        crate::Family::RwLock
+    } else {
+        crate::Family::Lock
+    };
     fn new(p: &RecipeParams) -> Self {
         let side = match (RW, p.client % 2) {
             (false, _) => Side::Exclusive,

@@ -76,6 +76,7 @@ pub struct ZkLock004 {
 }
 
 impl Recipe for ZkLock004 {
+    const FAMILY: crate::Family = crate::Family::Lock;
     fn new(p: &RecipeParams) -> Self {
         let business = p.root.trim_start_matches('/').replace('/', "_");
         ZkLock004 {

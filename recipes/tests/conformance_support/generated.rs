@@ -1,5 +1,11 @@
 //! Property-generated scripts: random multi-session op sequences over a
-//! small path alphabet, run on both sides. A failure is shrunk by proptest
+//! small path alphabet, run on both sides. Besides the small tree, every
+//! script has a wide directory `/@/w` whose children come from a mixed
+//! name alphabet (Java-hash collisions, sequential names, one-letter names),
+//! created alone or several to a multi, ephemeral or not, and listed
+//! unsorted at the end: child lists past 12 names, sessions past 12
+//! ephemerals and close-time deletion order are compared as the server
+//! orders them. A failure is shrunk by proptest
 //! and printed; failing seeds persist in
 //! `tests/conformance.proptest-regressions` (kept in the repo).
 
@@ -15,6 +21,24 @@ use crate::Bench;
 const CASES: u32 = 150;
 
 const PATHS: [&str; 5] = ["/@/a", "/@/b", "/@/a/c", "/@/a/", "/@/b/d"];
+
+/// The wide directory's child names: `Aa`/`BB` and `fO`/`g0` share a Java
+/// hash, `g0`/`g@` differ by 16 (one bucket until the table has 32 slots).
+const WIDE_NAMES: [&str; 16] = [
+    "a", "i", "q", "m", "B", "Aa", "BB", "x1", "x10", "zeta", "g0", "g@", "f_", "fO", "lock-", "n-",
+];
+
+fn wide_path() -> impl Strategy<Value = String> {
+    prop::sample::select(&WIDE_NAMES[..]).prop_map(|name| format!("/@/w/{name}"))
+}
+
+fn wide_create() -> impl Strategy<Value = Op> {
+    (wide_path(), mode()).prop_map(|(path, mode)| Op::Create {
+        path,
+        data: Vec::new(),
+        mode,
+    })
+}
 
 fn path() -> impl Strategy<Value = String> {
     prop::sample::select(&PATHS[..]).prop_map(str::to_string)
@@ -49,13 +73,26 @@ fn write() -> impl Strategy<Value = Op> {
     ]
 }
 
+/// What a multi may hold: writes, and `check`s of a version.
+fn multi_part() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        3 => write(),
+        1 => (path(), version()).prop_map(|(path, version)| Op::Check { path, version }),
+    ]
+}
+
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         4 => write(),
         2 => (path(), any::<bool>()).prop_map(|(path, watch)| Op::Exists { path, watch }),
         2 => (path(), any::<bool>()).prop_map(|(path, watch)| Op::GetData { path, watch }),
         2 => (path(), any::<bool>()).prop_map(|(path, watch)| Op::GetChildren { path, watch }),
-        1 => prop::collection::vec(write(), 1..4).prop_map(Op::Multi),
+        1 => prop::collection::vec(multi_part(), 1..4).prop_map(Op::Multi),
+        3 => wide_create(),
+        1 => prop::collection::vec(wide_create(), 2..8).prop_map(Op::Multi),
+        1 => wide_path().prop_map(|path| Op::Delete { path, version: -1 }),
+        1 => (wide_path(), any::<bool>()).prop_map(|(path, watch)| Op::Exists { path, watch }),
+        1 => Just(Op::GetChildren { path: "/@/w".into(), watch: false }),
     ]
 }
 
@@ -67,9 +104,27 @@ fn step() -> impl Strategy<Value = (usize, Option<Op>)> {
     )
 }
 
-/// Build a script; a closed session does nothing more.
+/// Build a script; a closed session does nothing more. Session 3 only
+/// observes: it makes the wide directory, watches its children, and lists
+/// them (unsorted) once the others are done.
 fn script(steps: &[(usize, Option<Op>)]) -> Script {
-    let mut script = Script::new("generated", 3);
+    let wide = "/@/w";
+    let mut script = Script::new("generated", 4)
+        .op(
+            3,
+            Op::Create {
+                path: wide.into(),
+                data: Vec::new(),
+                mode: CreateMode::Persistent,
+            },
+        )
+        .op(
+            3,
+            Op::GetChildren {
+                path: wide.into(),
+                watch: true,
+            },
+        );
     let mut closed = [false; 3];
     for (session, op) in steps {
         if closed[*session] {
@@ -83,7 +138,13 @@ fn script(steps: &[(usize, Option<Op>)]) -> Script {
             }
         };
     }
-    script
+    script.op(
+        3,
+        Op::GetChildren {
+            path: wide.into(),
+            watch: false,
+        },
+    )
 }
 
 /// Run the generated cases; returns how many scripts ran.
@@ -99,7 +160,7 @@ pub fn run(bench: &mut Bench<'_>) -> usize {
     let mut runner = TestRunner::new(config);
     let ran = std::cell::Cell::new(0);
     let checker = &*bench;
-    let result = runner.run(&prop::collection::vec(step(), 1..16), |steps| {
+    let result = runner.run(&prop::collection::vec(step(), 1..24), |steps| {
         ran.set(ran.get() + 1);
         let script = script(&steps);
         checker.check(&script).map_err(TestCaseError::fail)

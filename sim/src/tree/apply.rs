@@ -18,12 +18,32 @@ pub(super) fn apply(
     txn: &Txn,
     triggers: &mut Vec<Trigger>,
 ) -> Reply {
+    apply_at(tree, (zxid, 0), time_ms, txn, triggers)
+}
+
+/// `apply` of the `index`-th txn of a multi (0 outside one): the index
+/// orders creates that share a zxid (see `Node::multi_index`).
+fn apply_at(
+    tree: &mut DataTree,
+    (zxid, index): (Zxid, u32),
+    time_ms: i64,
+    txn: &Txn,
+    triggers: &mut Vec<Trigger>,
+) -> Reply {
     match txn {
         Txn::Create {
             path,
             data,
             ephemeral_owner,
-        } => create_node(tree, zxid, time_ms, path, data, *ephemeral_owner, triggers),
+        } => create_node(
+            tree,
+            (zxid, index),
+            time_ms,
+            path,
+            data,
+            *ephemeral_owner,
+            triggers,
+        ),
         Txn::Delete { path } => delete_node(tree, zxid, path, triggers).map(|()| Response::Deleted),
         Txn::SetData {
             path,
@@ -35,9 +55,11 @@ pub(super) fn apply(
         // reports its own error and the rest still apply, as in `processTxn`.
         Txn::Multi(txns) => Ok(Response::Multi(
             txns.iter()
-                .map(|sub| apply(tree, zxid, time_ms, sub, triggers))
+                .zip(0u32..)
+                .map(|(sub, i)| apply_at(tree, (zxid, i), time_ms, sub, triggers))
                 .collect(),
         )),
+        Txn::Check { .. } => Ok(Response::Checked),
         Txn::Error(reply) => reply.clone(),
         Txn::CreateSession { .. } => Ok(Response::Synced),
         Txn::CloseSession {
@@ -54,7 +76,7 @@ pub(super) fn apply(
 /// counter is the parent's plus one).
 fn create_node(
     tree: &mut DataTree,
-    zxid: Zxid,
+    (zxid, multi_index): (Zxid, u32),
     time_ms: i64,
     path: &str,
     data: &[u8],
@@ -93,12 +115,14 @@ fn create_node(
         num_children: 0,
         pzxid: zxid,
     };
-    tree.insert_node(path, Node::new(data.to_vec(), stat));
+    let mut node = Node::new(data.to_vec(), stat);
+    node.multi_index = multi_index;
+    tree.insert_node(path, node);
     if ephemeral_owner != 0 {
         Arc::make_mut(&mut tree.ephemerals)
             .entry(ephemeral_owner)
             .or_default()
-            .insert(path.to_string());
+            .insert(path);
     }
     triggers.push(Trigger {
         path: path.to_string(),
@@ -133,9 +157,11 @@ fn delete_node(
     let owner = node.stat.ephemeral_owner;
     if owner != 0 && tree.ephemerals.contains_key(&owner) {
         let ephemerals = Arc::make_mut(&mut tree.ephemerals);
-        if let Some(paths) = ephemerals.get_mut(&owner) {
-            paths.remove(path);
-            if paths.is_empty() {
+        // The server keeps the emptied set (and its table): see
+        // `SessionEphemerals`.
+        if let Some(set) = ephemerals.get_mut(&owner) {
+            set.paths.remove(path);
+            if set.is_default() {
                 ephemerals.remove(&owner);
             }
         }
@@ -189,6 +215,7 @@ fn kill_session(
     let mut local: BTreeSet<String> = if tree.ephemerals.contains_key(&session) {
         Arc::make_mut(&mut tree.ephemerals)
             .remove(&session)
+            .map(|set| set.paths)
             .unwrap_or_default()
     } else {
         BTreeSet::new()

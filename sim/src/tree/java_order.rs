@@ -14,8 +14,9 @@
 //! Exact while no bucket ever holds more than eight names (Java then turns
 //! the bucket into a tree, or grows a small table early); the simulator's
 //! directories are far smaller. Insertion order is taken from each child's
-//! `czxid`; two children created by one multi share it and are then ordered
-//! by name (the real server keeps the multi's op order). A server that
+//! `czxid`, and for children created by one multi (which share a czxid) from
+//! their place in the multi (`Node::multi_index`), as the server inserts
+//! them in the multi's op order. A server that
 //! loaded its tree from a snapshot rebuilt each set in the snapshot's
 //! order, so its insertion order can differ; not modelled.
 
@@ -43,23 +44,38 @@ pub(crate) fn grown_table_len(table_len: u32, size: usize) -> u32 {
     len
 }
 
-/// Sort a session's ephemerals, given with their `czxid` (insertion order),
-/// into the order `PrepRequestProcessor` lists them in a closeSession txn:
-/// `new ArrayList<>(es)` where `es` is `DataTree.getEphemerals(id)`, a
-/// `clone()` of the session's `new HashSet<>()` (16 buckets, growing). The
-/// clone is re-hashed into a table pre-sized for its element count
+/// `new HashSet<>()`'s capacity: a session's ephemeral set starts with a
+/// table of 16.
+pub(crate) const SESSION_SET_CAPACITY: u32 = 16;
+
+/// The table length of a session's ephemeral set (`new HashSet<>()`, 16
+/// buckets) after it has grown to `size` elements from `table_len`.
+pub(crate) fn grown_session_table_len(table_len: u32, size: usize) -> u32 {
+    grown_table_len(table_len.max(SESSION_SET_CAPACITY), size)
+}
+
+/// Sort a session's ephemerals, given with their insertion keys (`czxid`,
+/// place in a multi), into the order `PrepRequestProcessor` lists them in a
+/// closeSession txn: `new ArrayList<>(es)` where `es` is
+/// `DataTree.getEphemerals(id)`, a `clone()` of the session's set. The
+/// original's table is `table_len` long (the largest it ever grew to: a
+/// `HashSet` never shrinks, and the server keeps a session's set while the
+/// session lives); it is iterated by bucket, then insertion. The clone is
+/// re-hashed into a table pre-sized for its element count
 /// (`tableSizeFor(size / 0.75 + 1)`), filled in the original's iteration
-/// order. The original's size is taken to be its present size (exact unless
-/// the session once held more than 12 ephemerals at a time).
-pub(crate) fn close_session_order(paths: &mut [(crate::proto::Zxid, String)]) {
+/// order.
+pub(crate) fn close_session_order(
+    paths: &mut [((crate::proto::Zxid, u32), String)],
+    table_len: u32,
+) {
     let size = paths.len();
     if size == 0 {
         return;
     }
-    let original = grown_table_len(16, size);
+    let original = grown_session_table_len(table_len, size);
     let presized = (size as f64 / 0.75 + 1.0) as u32;
     let clone = presized.max(1).next_power_of_two();
-    paths.sort_by_cached_key(|(czxid, path)| (bucket(path, clone), bucket(path, original), *czxid));
+    paths.sort_by_cached_key(|(born, path)| (bucket(path, clone), bucket(path, original), *born));
 }
 
 #[cfg(test)]
@@ -102,10 +118,10 @@ mod tests {
             (13, &[22, 1, 34, 31, 10, 4, 37, 16, 13, 25, 19, 28, 7]),
         ];
         for (n, expected) in java {
-            let mut paths: Vec<(i64, String)> = (0..n as u32)
-                .map(|i| (i64::from(i), format!("/l/e-{:010}", i * 3 + 1)))
+            let mut paths: Vec<((i64, u32), String)> = (0..n as u32)
+                .map(|i| ((i64::from(i), 0), format!("/l/e-{:010}", i * 3 + 1)))
                 .collect();
-            close_session_order(&mut paths);
+            close_session_order(&mut paths, 0);
             let got: Vec<String> = paths.into_iter().map(|(_, p)| p).collect();
             let want: Vec<String> = expected.iter().map(|i| format!("/l/e-{i:010}")).collect();
             assert_eq!(got, want, "{n} ephemerals");

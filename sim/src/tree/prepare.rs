@@ -131,8 +131,20 @@ fn prepare_single(view: &impl Records, session: SessionId, op: &Op) -> Result<Tx
             data,
             version,
         } => prepare_set_data(view, path, data, *version),
+        Op::Check { path, version } => prepare_check(view, path, *version),
         _ => Err(ZkError::Unimplemented),
     }
+}
+
+/// `pRequest2Txn` for `OpCode.check`: the node must exist with the
+/// expected data version; a pass is a `CheckVersionTxn` that changes nothing.
+fn prepare_check(view: &impl Records, path: &str, version: i32) -> Result<Txn, ZkError> {
+    validate_path(path)?;
+    let node = view.record(path).ok_or(ZkError::NoNode)?;
+    check_version(node.version, version)?;
+    Ok(Txn::Check {
+        path: path.to_string(),
+    })
 }
 
 fn prepare_create(
@@ -232,7 +244,9 @@ fn prepare_multi(tree: &DataTree, session: SessionId, ops: &[Op]) -> Txn {
     // What the Java client refuses before sending: a read or a nested multi
     // inside, or an invalid path. The whole call fails at once.
     let client_check = ops.iter().try_for_each(|op| match op {
-        Op::Create { .. } | Op::Delete { .. } | Op::SetData { .. } => validate_request(op),
+        Op::Create { .. } | Op::Delete { .. } | Op::SetData { .. } | Op::Check { .. } => {
+            validate_request(op)
+        }
         _ => Err(ZkError::BadArguments),
     });
     if let Err(e) = client_check {

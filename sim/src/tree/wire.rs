@@ -48,6 +48,7 @@ fn record_len(op: &Op) -> usize {
             string(path) + 1
         }
         Op::Sync { path } => string(path),
+        Op::Check { path, .. } => string(path) + 4,
         Op::Multi(ops) => {
             ops.iter()
                 .map(|sub| MULTI_HEADER + record_len(sub))

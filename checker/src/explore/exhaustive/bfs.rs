@@ -12,6 +12,7 @@
 use std::collections::hash_map::Entry;
 
 use rayon::prelude::*;
+use zkrecipes::RecipeSet;
 
 use super::expand::{expand, Expansion, Queued, Scratch};
 use super::trace::schedule_to;
@@ -24,9 +25,9 @@ use crate::scenario::Scenario;
 /// States expanded before their results are merged.
 const CHUNK: usize = 2048;
 
-pub(super) fn explore(
+pub(super) fn explore<C: RecipeSet>(
     search: &Exhaustive,
-    scenario: &Scenario,
+    scenario: &Scenario<C>,
     progress: &Progress,
 ) -> Exploration {
     let pool = (search.jobs > 1)
@@ -38,27 +39,27 @@ pub(super) fn explore(
         })
         .flatten();
     let mut result = Exploration::default();
-    let root = Box::new(Model::for_search(scenario));
+    let root = Box::new(Model::<C>::for_search(scenario));
     let root_fp = root.fingerprint();
     // Fingerprint → parent fingerprint; the root is its own parent.
     let mut visited: Visited<u64> = Visited::default();
     visited.insert(root_fp, root_fp);
-    let mut level: Vec<Queued> = vec![(root, root_fp)];
+    let mut level: Vec<Queued<C>> = vec![(root, root_fp)];
     let mut scratch = Scratch::default();
     let mut depth = 0;
     // Parts shared among the states of the next level (cleared per level:
     // only states kept at the same time gain from sharing).
-    let mut sharing = SharedParts::default();
+    let mut sharing = SharedParts::<C>::default();
 
     'search: while !level.is_empty() {
-        let mut next_level: Vec<Queued> = Vec::new();
+        let mut next_level: Vec<Queued<C>> = Vec::new();
         sharing.clear();
         let mut pending = level.into_iter();
         while pending.len() > 0 {
-            let chunk: Vec<Queued> = pending.by_ref().take(CHUNK).collect();
+            let chunk: Vec<Queued<C>> = pending.by_ref().take(CHUNK).collect();
             let seen = &visited;
             let keep = |fp: u64| !seen.contains_key(&fp);
-            let expanded: Vec<(u64, Expansion)> = match &pool {
+            let expanded: Vec<(u64, Expansion<C>)> = match &pool {
                 Some(pool) => pool.install(|| {
                     chunk
                         .into_par_iter()

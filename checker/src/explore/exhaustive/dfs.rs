@@ -4,6 +4,8 @@
 //! reached again at a smaller depth is expanded again (with the new
 //! parent), so that the bound hides nothing a BFS to the same depth sees.
 
+use zkrecipes::RecipeSet;
+
 use super::expand::{expand, Expansion, Queued, Scratch};
 use super::trace::schedule_to;
 use super::{Exhaustive, Visited};
@@ -12,18 +14,18 @@ use crate::model::Model;
 use crate::progress::Progress;
 use crate::scenario::Scenario;
 
-pub(super) fn explore(
+pub(super) fn explore<C: RecipeSet>(
     search: &Exhaustive,
-    scenario: &Scenario,
+    scenario: &Scenario<C>,
     progress: &Progress,
 ) -> Exploration {
     let mut result = Exploration::default();
-    let root = Box::new(Model::for_search(scenario));
+    let root = Box::new(Model::<C>::for_search(scenario));
     let root_fp = root.fingerprint();
     // Fingerprint → (parent fingerprint, shallowest depth).
     let mut visited: Visited<(u64, usize)> = Visited::default();
     visited.insert(root_fp, (root_fp, 0));
-    let mut stack: Vec<(Queued, usize)> = vec![((root, root_fp), 0)];
+    let mut stack: Vec<(Queued<C>, usize)> = vec![((root, root_fp), 0)];
     let mut scratch = Scratch::default();
 
     while let Some(((model, fp), depth)) = stack.pop() {

@@ -5,7 +5,7 @@
 //! fingerprint), written as a function of one state so that BFS can run
 //! it on many states at once and merge the results in order.
 
-use zkrecipes::AppEvent;
+use zkrecipes::{AppEvent, RecipeSet};
 use zksim::{Event, Happening};
 
 use crate::model::Model;
@@ -15,17 +15,17 @@ use crate::run::is_terminal;
 
 /// A state on the frontier: boxed, so that queues move a pointer rather
 /// than the state, and its fingerprint.
-pub(super) type Queued = (Box<Model>, u64);
+pub(super) type Queued<C> = (Box<Model<C>>, u64);
 
 /// What expanding one state gave.
-pub(super) enum Expansion {
+pub(super) enum Expansion<C: RecipeSet> {
     /// The run ends in this state; its end-of-run verdict and figures.
     End(Result<(), Violation>, Box<Figures>),
     /// The depth bound stopped the search here.
     Cut,
     /// Children in enabled order, less those `keep` rejected.
     Children {
-        children: Vec<Queued>,
+        children: Vec<Queued<C>>,
         /// Events stepped (up to and including a violating one).
         events: u64,
         /// A child broke a hard property: the event that led to it.
@@ -43,13 +43,13 @@ pub(super) struct Scratch {
 /// Expand `model` (reached at `depth`), keeping children whose fingerprint
 /// `keep` accepts. The last child takes the parent itself instead of a
 /// copy: a state is never needed after its expansion.
-pub(super) fn expand(
-    mut model: Box<Model>,
+pub(super) fn expand<C: RecipeSet>(
+    mut model: Box<Model<C>>,
     depth: usize,
     max_depth: usize,
     scratch: &mut Scratch,
     keep: impl Fn(u64) -> bool,
-) -> Expansion {
+) -> Expansion<C> {
     let Scratch { enabled, log } = scratch;
     enabled.clear();
     model.enabled(enabled);
@@ -66,7 +66,7 @@ pub(super) fn expand(
     let mut children = Vec::new();
     let mut events = 0;
     let mut violation = None;
-    let mut step = |mut next: Box<Model>, event: &Event| {
+    let mut step = |mut next: Box<Model<C>>, event: &Event| {
         events += 1;
         next.step(event, log)?;
         let fp = next.fingerprint();

@@ -8,7 +8,7 @@
 //! few steps per link, paid once per counterexample instead of keeping an
 //! event per visited state.
 
-use zkrecipes::AppEvent;
+use zkrecipes::{AppEvent, RecipeSet};
 use zksim::{Event, Happening};
 
 use crate::model::Model;
@@ -18,8 +18,8 @@ use crate::schedule::Schedule;
 /// The schedule from the root to the state with fingerprint `target`.
 /// `parent` maps a visited fingerprint to its parent's; the root is its
 /// own parent.
-pub(super) fn schedule_to(
-    scenario: &Scenario,
+pub(super) fn schedule_to<C: RecipeSet>(
+    scenario: &Scenario<C>,
     target: u64,
     parent: impl Fn(u64) -> u64,
 ) -> Schedule {
@@ -33,7 +33,7 @@ pub(super) fn schedule_to(
         chain.push(up);
     }
     chain.reverse();
-    let mut model = Model::for_search(scenario);
+    let mut model = Model::<C>::for_search(scenario);
     debug_assert_eq!(
         model.fingerprint(),
         chain[0],

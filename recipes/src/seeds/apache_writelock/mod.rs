@@ -127,6 +127,7 @@ pub type ApacheWriteLock = WriteLock<true>;
 pub type ArticleWriteLock = WriteLock<false>;
 
 impl<const ORIGINAL: bool> Recipe for WriteLock<ORIGINAL> {
+    const FAMILY: crate::Family = crate::Family::Lock;
     fn new(p: &RecipeParams) -> Self {
         WriteLock {
             app: App::new(p.workload, false),

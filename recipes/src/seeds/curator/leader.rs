@@ -32,6 +32,7 @@ pub struct CuratorLeader {
 }
 
 impl Recipe for CuratorLeader {
+    const FAMILY: crate::Family = crate::Family::Election;
     fn new(p: &RecipeParams) -> Self {
         CuratorLeader {
             alarms: Alarms::default(),

@@ -19,6 +19,7 @@ pub struct CuratorMutex {
 }
 
 impl Recipe for CuratorMutex {
+    const FAMILY: crate::Family = crate::Family::Lock;
     fn new(p: &RecipeParams) -> Self {
         CuratorMutex {
             app: App::new(p.workload, false),
