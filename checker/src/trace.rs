@@ -270,7 +270,8 @@ fn describe_op(op: &Op) -> String {
     }
 }
 
-fn describe_reply(reply: &Reply) -> String {
+/// A reply in words (also the viewer's arrow label: one wording for both).
+pub(crate) fn describe_reply(reply: &Reply) -> String {
     match reply {
         Err(e) => format!("error {}", error_name(*e)),
         Ok(r) => match r {

@@ -257,15 +257,15 @@ impl Builder {
                 Fault::ExpireSession { client } => fault(
                     *client,
                     format!(
-                        "⚡ cut off from every server until session {:#x} expires",
-                        model.world.session_of(*client)
+                        "⚡ cut off from every server until session {} expires",
+                        session_label(model.world.session_of(*client))
                     ),
                 ),
                 Fault::KillSession { client } => fault(
                     self.server_lane(0),
                     format!(
-                        "⚡ the ensemble kills c{client}'s session {:#x}",
-                        model.world.session_of(*client)
+                        "⚡ the ensemble kills c{client}'s session {}",
+                        session_label(model.world.session_of(*client))
                     ),
                 ),
                 Fault::Pause { client } => fault(

@@ -1,16 +1,16 @@
 //! Short labels for the diagram: requests, replies, app events, ids.
 
 use zkrecipes::AppEvent;
-use zksim::{CreateMode, Op, Reply, Response, SessionId, Zxid};
+use zksim::{CreateMode, Op, Reply, SessionId, Zxid};
 
 /// A zxid as traces print it.
 pub fn zx(zxid: Zxid) -> String {
     format!("{zxid:#x}")
 }
 
-/// A session id as traces print it.
+/// A session id as traces print it (decimal, as inside node names).
 pub fn session_label(session: SessionId) -> String {
-    format!("{session:#x}")
+    session.to_string()
 }
 
 /// A request, short enough for an arrow.
@@ -41,30 +41,9 @@ pub fn op_label(op: &Op) -> String {
     }
 }
 
-/// A reply, short enough for an arrow.
+/// A reply, in the trace's words (error names, not Rust `Debug` text).
 pub fn reply_label(reply: &Reply) -> String {
-    match reply {
-        Err(e) => format!("{e:?}"),
-        Ok(r) => match r {
-            Response::Created { path, stat } => format!("created {path} czxid={}", zx(stat.czxid)),
-            Response::Deleted => "deleted".into(),
-            Response::Exists(Some(stat)) => format!("exists czxid={}", zx(stat.czxid)),
-            Response::Exists(None) => "no node".into(),
-            Response::Data { stat, .. } => format!("data version={}", stat.version),
-            Response::SetData(stat) => format!("set version={}", stat.version),
-            Response::Children { names, .. } => format!("children [{}]", names.join(", ")),
-            Response::Synced => "synced".into(),
-            Response::Checked => "checked".into(),
-            Response::Multi(results) => format!(
-                "multi [{}]",
-                results
-                    .iter()
-                    .map(|r| reply_label(&r.clone()))
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            ),
-        },
-    }
+    crate::trace::describe_reply(reply)
 }
 
 pub fn app_label(e: &AppEvent) -> String {
