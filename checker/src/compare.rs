@@ -16,7 +16,7 @@ use zksim::FaultBudget;
 use crate::monitor::{Figures, Property};
 use crate::progress::{Display, Progress};
 use crate::run::run_random;
-use crate::scenario::Scenario;
+use crate::scenario::{Invalid, Scenario};
 
 /// The two recipes the headline compares.
 pub const HEADLINE: [&str; 2] = ["naive", "sequential"];
@@ -79,8 +79,33 @@ pub fn scenario(recipe: &str, clients: usize, faults: bool) -> Scenario {
     s
 }
 
+/// A cell the comparison cannot run: its scenario is refused (a client
+/// count past the limits, a recipe that is not registered, …).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompareError {
+    pub recipe: String,
+    pub clients: usize,
+    pub invalid: Invalid,
+}
+
+impl std::fmt::Display for CompareError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "cannot compare {} at {} clients: {}",
+            self.recipe, self.clients, self.invalid
+        )
+    }
+}
+
+impl std::error::Error for CompareError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.invalid)
+    }
+}
+
 /// Run every cell. Rows come out recipe-major, in the config's order.
-pub fn compare(config: &CompareConfig) -> Result<Vec<Row>, String> {
+pub fn compare(config: &CompareConfig) -> Result<Vec<Row>, CompareError> {
     compare_with(config, &Progress::hidden()).map(|(rows, _)| rows)
 }
 
@@ -89,12 +114,16 @@ pub fn compare(config: &CompareConfig) -> Result<Vec<Row>, String> {
 pub fn compare_with(
     config: &CompareConfig,
     progress: &Progress,
-) -> Result<(Vec<Row>, bool), String> {
+) -> Result<(Vec<Row>, bool), CompareError> {
     let mut cells = Vec::new();
     for recipe in &config.recipes {
         for &clients in &config.clients {
             let s = scenario(recipe, clients, config.faults);
-            s.validate().map_err(|e| e.to_string())?;
+            s.validate().map_err(|invalid| CompareError {
+                recipe: recipe.clone(),
+                clients,
+                invalid,
+            })?;
             cells.push((recipe.clone(), clients, s));
         }
     }
@@ -252,5 +281,22 @@ mod tests {
         }];
         let t = table(&rows);
         assert!(t.contains("| naive | 4 | 2 | 4 | 1.50 | 3 | 3.00 |"), "{t}");
+    }
+
+    #[test]
+    fn a_cell_the_limits_refuse_is_a_typed_error_naming_it() {
+        let config = CompareConfig {
+            clients: vec![0],
+            seeds: 1,
+            ..CompareConfig::default()
+        };
+        let err = compare(&config).unwrap_err();
+        assert_eq!((err.recipe.as_str(), err.clients), ("naive", 0));
+        assert!(
+            matches!(&err.invalid, Invalid::Limits(m) if m.contains("`clients` = 0")),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("naive at 0 clients"), "{err}");
+        assert!(std::error::Error::source(&err).is_some());
     }
 }
