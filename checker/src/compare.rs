@@ -3,7 +3,7 @@
 //!
 //! Each (recipe, client count) cell runs seeds `first_seed ..
 //! first_seed + seeds` through [`run_random`], in parallel with rayon. The
-//! cell's figures are merged in seed order; since [`Figures::merge`] is exact
+//! cell's figures are merged in seed order; since [`Tally::merge`] is exact
 //! (sums and histograms), the table is the same on any number of threads.
 //! Runs are measured, not judged: no property is hard, so a herd or a FIFO
 //! overtake is counted and the run goes on to its end.
@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 use rayon::prelude::*;
 use zksim::FaultBudget;
 
-use crate::monitor::{Figures, Property};
+use crate::monitor::{Property, Tally};
 use crate::progress::{Display, Progress};
 use crate::run::run_random;
 use crate::scenario::{Invalid, Scenario};
@@ -50,7 +50,7 @@ impl Default for CompareConfig {
 pub struct Row {
     pub recipe: String,
     pub clients: usize,
-    pub figures: Figures,
+    pub figures: Tally,
 }
 
 /// The scenario a compared run uses: `clients` clients, one round each,
@@ -130,7 +130,7 @@ pub fn compare_with(
     let jobs: Vec<(usize, u64)> = (0..cells.len())
         .flat_map(|cell| (0..config.seeds).map(move |i| (cell, config.first_seed.wrapping_add(i))))
         .collect();
-    let figures: Vec<Option<(usize, Figures)>> = jobs
+    let figures: Vec<Option<(usize, Tally)>> = jobs
         .par_iter()
         .map(|&(cell, seed)| {
             if progress.stopped().is_some() {
@@ -146,7 +146,7 @@ pub fn compare_with(
         .map(|(recipe, clients, _)| Row {
             recipe: recipe.clone(),
             clients: *clients,
-            figures: Figures::default(),
+            figures: Tally::default(),
         })
         .collect();
     let complete = figures.iter().all(Option::is_some);
@@ -267,11 +267,11 @@ mod tests {
 
     #[test]
     fn the_table_names_every_cell() {
-        let mut f = Figures {
+        let mut f = Tally {
             runs: 2,
             acquisitions: 4,
             wakeups: 6,
-            ..Figures::default()
+            ..Tally::default()
         };
         f.wakeups_per_release.record(3);
         let rows = [Row {

@@ -353,7 +353,7 @@ fn chart(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::monitor::Figures;
+    use crate::monitor::Tally;
 
     #[test]
     fn integer_ticks_are_whole_and_few() {
@@ -399,10 +399,10 @@ mod tests {
             .iter()
             .flat_map(|r| {
                 [2usize, 4].map(|n| {
-                    let mut figures = Figures {
+                    let mut figures = Tally {
                         runs: 1,
                         acquisitions: n as u64,
-                        ..Figures::default()
+                        ..Tally::default()
                     };
                     figures.wakeups_per_release.record(if *r == "naive" {
                         n as u64 - 1

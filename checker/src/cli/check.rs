@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use crate::explore::{self, replay::replay, Exploration, Failure, Options};
-use crate::monitor::Figures;
+use crate::monitor::Tally;
 use crate::progress::{Display, Progress};
 use crate::scenario::{property_name, Scenario, StrategyKind};
 use crate::shrink::shrink_until;
@@ -162,7 +162,7 @@ fn print_summary(io: &mut Io, scenario: &Scenario, options: &Options, r: &Explor
 }
 
 /// The measured figures in two lines (the full set is in `compare`'s report).
-fn print_figures(io: &mut Io, scenario: &Scenario, f: &Figures) {
+fn print_figures(io: &mut Io, scenario: &Scenario, f: &Tally) {
     if f.acquisitions > 0 {
         say!(
             io,
