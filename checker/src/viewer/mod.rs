@@ -6,7 +6,7 @@
 //! - [`timeline`]: the diagram's model (lanes, rows of arrows and marks,
 //!   belief bands, the violation); [`builder`] makes it from a replay,
 //!   [`labels`] words its arrows and marks;
-//! - [`record`]: the replay loop that feeds it and keeps per-step snapshots;
+//! - [`mod@record`]: the replay loop that feeds it and keeps per-step snapshots;
 //! - [`snapshot`]: the world flattened for the state panel, and diffs;
 //! - [`svg`]: the drawing; [`html`]: the page around it;
 //! - [`herd`]: naive vs predecessor-watch lock side by side for `compare`.
