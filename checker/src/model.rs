@@ -58,7 +58,8 @@ impl<C: RecipeSet> Model<C> {
             &scenario.root,
             &scenario.hard,
             &scenario.report,
-        );
+        )
+        .with_custom(&scenario.monitors);
         monitors.start(&world, start);
         let aims = scenario.aims;
         let mut roles = Roles::default();

@@ -128,7 +128,7 @@ pub struct Sessions {
 
 impl Sessions {
     /// Learn the clients' current sessions.
-    pub fn refresh(&mut self, view: &impl View) {
+    pub fn refresh(&mut self, view: &(impl View + ?Sized)) {
         for client in 0..view.num_clients() {
             let session = view.session_of(client);
             if self.owner.get(&session) != Some(&client) {

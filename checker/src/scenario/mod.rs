@@ -16,7 +16,7 @@ use zksim::{Config, FaultBudget, Tick};
 
 use crate::aim::{Aims, Target};
 use crate::invariant::Invariant;
-use crate::monitor::Property;
+use crate::monitor::{Custom, Property};
 
 pub use groups::{ClientGroup, Member};
 pub use parse::ScenarioError;
@@ -57,6 +57,9 @@ pub struct Scenario<C: zksim::Client = AnyRecipe> {
     /// Invariants of the user's over the world, judged (hard) after every
     /// step. Code, not data: a scenario file or token never carries them.
     pub always: Vec<Invariant<C>>,
+    /// The user's own monitors ([`crate::monitor::Monitor`]), judged (hard)
+    /// after every step and at the end. Code too: never in a file or token.
+    pub monitors: Vec<Custom>,
 }
 
 /// The ensemble's shape and clock (`[ensemble]`).
@@ -206,6 +209,7 @@ impl<C: RecipeSet> Scenario<C> {
             report: vec![Property::Fifo, Property::NoHerd, Property::Liveness],
             explore: ExploreDefaults::default(),
             always: Vec::new(),
+            monitors: Vec::new(),
         }
     }
 
@@ -592,7 +596,7 @@ pub fn property_name(p: Property) -> &'static str {
         Property::NoPanic => "no-panic",
         Property::AcquiredOnlyWhenAsked => "asked",
         Property::Owner => "owner",
-        Property::Always(name) => name,
+        Property::Always(name) | Property::Custom(name) => name,
     }
 }
 
@@ -610,8 +614,8 @@ pub fn applies_to(p: Property, family: Family) -> bool {
         | Property::Fifo
         | Property::NoHerd
         | Property::AcquiredOnlyWhenAsked => matches!(family, Family::Lock | Family::RwLock),
-        // A user's invariant is over the world: any recipe.
-        Property::Always(_) => true,
+        // A user's invariant or monitor is over the world: any recipe.
+        Property::Always(_) | Property::Custom(_) => true,
         // A holder or a leader believes, and writes, through a node of its
         // own session under a fence.
         Property::FencedExclusion | Property::Owner => {

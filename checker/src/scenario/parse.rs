@@ -462,6 +462,7 @@ pub(super) fn from_str<C: RecipeSet>(
         report,
         explore: doc.explore,
         always: Vec::new(),
+        monitors: Vec::new(),
     };
     if scenario.hard.is_empty() {
         return Err(ScenarioError {
