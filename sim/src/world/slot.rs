@@ -6,6 +6,7 @@ use crate::client::{Client, OpId};
 use crate::proto::{SessionId, Tick, Zxid};
 
 use super::connection::Connection;
+use super::cow::CowVec;
 use super::registry::ClientWatches;
 use super::ServerId;
 
@@ -112,3 +113,6 @@ impl<C: Client> ClientSlot<C> {
         self.is_running() && matches!(self.link, Link::Connected(_)) && self.cut.is_none()
     }
 }
+
+/// The clients' slots, each shared copy-on-write (see [`CowVec`]).
+pub type Slots<C> = CowVec<ClientSlot<C>>;
