@@ -106,6 +106,42 @@ impl Monitors {
         }
     }
 
+    /// Drop the monitors of the properties `keep` rejects. (Destructured
+    /// without `..`, so that a new monitor cannot be forgotten here.)
+    fn retain(&mut self, keep: impl Fn(Property) -> bool) {
+        fn keep_if<T>(slot: &mut Option<T>, keep: bool) {
+            if !keep {
+                *slot = None;
+            }
+        }
+        let Monitors {
+            mutex,
+            fenced,
+            fifo,
+            herd,
+            liveness,
+            leaks,
+            queue,
+            election,
+            asked,
+            owner,
+        } = self;
+        keep_if(mutex, keep(Property::MutualExclusion));
+        keep_if(fenced, keep(Property::FencedExclusion));
+        keep_if(fifo, keep(Property::Fifo));
+        keep_if(herd, keep(Property::NoHerd));
+        keep_if(liveness, keep(Property::Liveness));
+        keep_if(leaks, keep(Property::NoLeaks));
+        keep_if(queue, keep(Property::QueueSafety));
+        keep_if(election, keep(Property::Election));
+        keep_if(asked, keep(Property::AcquiredOnlyWhenAsked));
+        keep_if(owner, keep(Property::Owner));
+    }
+
+    fn is_empty(&self) -> bool {
+        *self == Monitors::default()
+    }
+
     fn observe<V: View + ?Sized>(&mut self, world: &V, step: &StepLog, out: &mut Vec<Violation>) {
         each!(self, as_mut, |m| out.extend(m.observe(world, step).err()));
     }
@@ -126,8 +162,12 @@ pub struct MonitorSet {
     report: Vec<Property>,
     /// Monitors of hard properties: the set's identity.
     judged: Monitors,
-    /// Every other monitor that runs: measured only.
-    measured: Measured<Monitors>,
+    /// Every other monitor that runs: measured only. Only the `report`
+    /// properties' (or `None`) when the set judges only
+    /// ([`MonitorSet::judge_only`]): exhaustive search keeps just what
+    /// decides a verdict in each explored state, so that a state is cheap
+    /// to copy and small to keep.
+    measured: Measured<Option<Box<Monitors>>>,
     /// Properties that broke in this run (reported once each).
     broken: Measured<BTreeSet<Property>>,
     /// A hard violation found while the world started, reported by the
@@ -136,8 +176,8 @@ pub struct MonitorSet {
     /// Scratch for one step's verdicts (kept to avoid allocating per step).
     scratch: Measured<Vec<Violation>>,
     /// The user's own monitors ([`MonitorSet::with_custom`]): always hard,
-    /// so part of the set's identity.
-    custom: Vec<Custom>,
+    /// so part of the set's identity (and kept by `judge_only`).
+    custom: Box<[Custom]>,
 }
 
 impl MonitorSet {
@@ -162,13 +202,13 @@ impl MonitorSet {
             hard: hard.to_vec(),
             report: report.to_vec(),
             judged: Monitors::of(family, root, is_hard),
-            measured: Measured(Monitors::of(family, root, |p| {
+            measured: Measured(Some(Box::new(Monitors::of(family, root, |p| {
                 !is_hard(p) && (by_family(p) || report.contains(&p))
-            })),
+            })))),
             broken: Measured(BTreeSet::new()),
             at_start: None,
             scratch: Measured(Vec::new()),
-            custom: Vec::new(),
+            custom: Box::new([]),
         }
     }
 
@@ -176,7 +216,21 @@ impl MonitorSet {
     /// the run whatever property they name; they come after the built-in
     /// ones of the same step.
     pub fn with_custom(mut self, monitors: &[Custom]) -> Self {
-        self.custom.extend(monitors.iter().cloned());
+        self.custom = self.custom.iter().chain(monitors).cloned().collect();
+        self
+    }
+
+    /// Drop every monitor that only measures, keeping those of the
+    /// scenario's `report` properties: the set then judges the hard
+    /// properties and counts report-only violations, and no other figure
+    /// is kept (what exhaustive search needs from each explored state).
+    pub fn judge_only(mut self) -> Self {
+        let report = &self.report;
+        let measured = self.measured.0.take().map(|mut m| {
+            m.retain(|p| report.contains(&p));
+            m
+        });
+        self.measured.0 = measured.filter(|m| !m.is_empty());
         self
     }
 
@@ -212,9 +266,11 @@ impl MonitorSet {
         step: &StepLog,
     ) -> Result<(), Violation> {
         self.judged.observe(world, step, &mut self.scratch.0);
-        self.measured.0.observe(world, step, &mut self.scratch.0);
+        if let Some(m) = self.measured.0.as_mut() {
+            m.observe(world, step, &mut self.scratch.0);
+        }
         let before = self.scratch.0.len();
-        for m in &mut self.custom {
+        for m in self.custom.iter_mut() {
             self.scratch.0.extend(m.observe(world, step).err());
         }
         let custom = self.scratch.0.len() - before;
@@ -229,9 +285,11 @@ impl MonitorSet {
     /// [`MonitorSet::finish`] on an end state read elsewhere (tests).
     pub fn finish_with(&mut self, end: &End) -> Result<(), Violation> {
         self.judged.finish(end, &mut self.scratch.0);
-        self.measured.0.finish(end, &mut self.scratch.0);
+        if let Some(m) = self.measured.0.as_mut() {
+            m.finish(end, &mut self.scratch.0);
+        }
         let before = self.scratch.0.len();
-        for m in &mut self.custom {
+        for m in self.custom.iter_mut() {
             self.scratch.0.extend(m.finish(end).err());
         }
         let custom = self.scratch.0.len() - before;
@@ -245,8 +303,10 @@ impl MonitorSet {
             ..Tally::default()
         };
         self.judged.tally(&mut f);
-        self.measured.0.tally(&mut f);
-        for m in &self.custom {
+        if let Some(m) = &self.measured.0 {
+            m.tally(&mut f);
+        }
+        for m in self.custom.iter() {
             m.tally(&mut f);
         }
         f.violations = self.broken.0.iter().map(|&p| (p, 1)).collect();
