@@ -19,7 +19,7 @@ const CI_SCHEDULES: u64 = 300;
 /// Schedules per "holds" row in the `--ignored` run.
 const FULL_SCHEDULES: u64 = 100_000;
 
-fn assert_violated(file: &str, check: Property) {
+fn assert_violated(file: &str, check: Property) -> table::Found {
     let row = table::row(file, check);
     let recipe = row.recipe;
     let Expect::Violated { within } = row.expect else {
@@ -44,6 +44,7 @@ fn assert_violated(file: &str, check: Property) {
         "{recipe} × {check:?}: seed {}, {} → {} steps\n{}\nreplay: {}",
         found.seed, found.raw_steps, found.shrunk_steps, found.violation.explanation, found.token
     );
+    found
 }
 
 fn assert_holds(file: &str, check: Property, schedules: u64) {
@@ -377,7 +378,7 @@ fn list_names_each_seed_port_with_its_seed_and_each_has_a_verdict() {
         .iter()
         .filter(|r| r.origin.starts_with("seed"))
         .collect();
-    assert_eq!(seeds.len(), 11, "the eleven seed ports are registered");
+    assert_eq!(seeds.len(), 12, "the twelve seed ports are registered");
     for r in seeds {
         let number = r.name.get(4..7).expect("seed names start with seedNNN");
         assert_eq!(r.origin, format!("seed {number}"), "{}", r.name);
@@ -416,4 +417,89 @@ fn queue_retry_drop_queue_safety_violated() {
 #[test]
 fn zklock_drop_mutual_exclusion_violated() {
     assert_violated("zklock-drop.toml", MutualExclusion);
+}
+
+/// `seed002-writelock-keep` (the program keeps its session): Liveness is
+/// violated by the article's `unlock()` — its one `delete` lost with the
+/// connection (the drop is aimed at the releasing client), the node left in
+/// the live session, the waiter queued behind a node that is *there*, not
+/// the vanished-predecessor hang of `writelock-nofaults`.
+#[test]
+fn writelock_keep_drop_liveness_violated() {
+    let found = assert_violated("writelock-keep-drop.toml", Liveness);
+    let e = &found.violation.explanation;
+    assert!(e.contains("is owned by client"), "{e}");
+    assert!(!e.contains("does not exist"), "{e}");
+    assert!(
+        found.trace.contains("error ConnectionLoss"),
+        "the release's delete was lost"
+    );
+}
+
+/// The other direction: ZooKeeper's reference lock (`sequential`, which
+/// retries a lost delete) keeps the same scenario live — same ensemble, same
+/// drop aimed at the releasing client.
+#[test]
+fn writelock_keep_drop_scenario_holds_for_the_reference_lock() {
+    let mut scenario = table::scenario_with_recipe("writelock-keep-drop.toml", "sequential");
+    scenario.hard = vec![Liveness];
+    let r = table::sweep(&scenario, CI_SCHEDULES, 2);
+    assert!(r.failure.is_none(), "{:?}", r.failure);
+    assert_eq!(r.schedules, CI_SCHEDULES);
+}
+
+/// `seed002-queue-retry`: QueueSafety is violated by a *lost* item —
+/// `take()`'s delete applied, its reply lost, the retried `take()` never
+/// sees the item again — with the drop aimed at the consumer, so neither a
+/// duplicate offer nor a dead consumer stands in for it.
+#[test]
+fn queue_retry_lost_queue_safety_violated() {
+    let found = assert_violated("queue-retry-lost.toml", QueueSafety);
+    let e = &found.violation.explanation;
+    assert!(e.contains("— lost"), "{e}");
+    assert!(!e.contains("handed out twice"), "{e}");
+}
+
+/// The other direction: a correct consumer (`queue-consumer`: the take is a
+/// multi with a receipt it reads after a lost reply) under the same
+/// ensemble, faults and aim loses nothing.
+#[test]
+fn queue_retry_lost_scenario_holds_for_a_correct_consumer() {
+    let text = r#"
+name = "queue-retry-lost-twin"
+root = "/queue"
+
+[[clients]]
+recipe = "queue-producer"
+role = "producer"
+
+[[clients]]
+recipe = "queue-consumer"
+role = "consumer"
+
+[workload]
+rounds = 2
+hold_ticks = 2
+think_ticks = 1
+
+[ensemble]
+servers = 1
+session_timeout = 10
+pause_ticks = 4
+max_time = 120
+
+[faults]
+connection_drops = 1
+
+[faults.aim]
+connection_drops = 1
+
+[checks]
+hard = ["queue"]
+report = []
+"#;
+    let scenario = zkcheck::scenario::Scenario::parse(text, "twin").expect("the twin parses");
+    let r = table::sweep(&scenario, CI_SCHEDULES, 2);
+    assert!(r.failure.is_none(), "{:?}", r.failure);
+    assert_eq!(r.schedules, CI_SCHEDULES);
 }
