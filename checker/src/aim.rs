@@ -31,10 +31,20 @@ pub enum Role {
     /// release without waiting for the one step in which it is in flight to
     /// come up in a random schedule.
     Releaser,
+    /// A waiter that has said where it queued (`Enqueued` since its
+    /// `Requested`): its node exists, so a fault here strikes it in line —
+    /// typically blocked on a watch — rather than while it creates its node.
+    Queued,
 }
 
 /// Every role, in the order error messages list them.
-pub const ROLES: [Role; 4] = [Role::Holder, Role::Waiter, Role::Leader, Role::Releaser];
+pub const ROLES: [Role; 5] = [
+    Role::Holder,
+    Role::Waiter,
+    Role::Leader,
+    Role::Releaser,
+    Role::Queued,
+];
 
 impl Role {
     pub fn name(self) -> &'static str {
@@ -43,6 +53,7 @@ impl Role {
             Role::Waiter => "waiter",
             Role::Leader => "leader",
             Role::Releaser => "releaser",
+            Role::Queued => "queued",
         }
     }
     pub fn by_name(name: &str) -> Option<Role> {
@@ -120,6 +131,7 @@ pub struct Roles {
     waiting: Vec<bool>,
     leading: Vec<bool>,
     releasing: Vec<bool>,
+    queued: Vec<bool>,
 }
 
 impl Roles {
@@ -129,6 +141,7 @@ impl Roles {
             waiting: vec![false; clients],
             leading: vec![false; clients],
             releasing: vec![false; clients],
+            queued: vec![false; clients],
         }
     }
 
@@ -139,6 +152,7 @@ impl Roles {
             Role::Waiter => at(&self.waiting) && !at(&self.holding),
             Role::Leader => at(&self.leading),
             Role::Releaser => at(&self.releasing),
+            Role::Queued => at(&self.queued) && at(&self.waiting) && !at(&self.holding),
         }
     }
 
@@ -155,7 +169,9 @@ impl Roles {
                 AppEvent::Requested { .. } => {
                     self.waiting[c] = true;
                     self.releasing[c] = false;
+                    self.queued[c] = false;
                 }
+                AppEvent::Enqueued { .. } => self.queued[c] = true,
                 AppEvent::Acquired { .. } => {
                     self.holding[c] = true;
                     self.waiting[c] = false;

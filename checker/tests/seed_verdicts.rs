@@ -554,3 +554,25 @@ fn curator_leader_expiry_scenario_catches_an_election_that_ignores_its_session()
     assert_eq!(found.violation.property, Election);
     assert!(found.trace.contains("expire"), "{}", found.trace);
 }
+
+/// `seed001-ouyang-lock`: Liveness is violated by an expired *waiter*: the
+/// expiry (on ZooKeeper's timeline, aimed at a client in line) finds it
+/// blocked in `watchAndWait`, which never looks at session events.
+#[test]
+fn ouyang_lock_waiter_expiry_liveness_violated() {
+    let found = assert_violated("ouyang-lock-waiter-expiry.toml", Liveness);
+    let e = &found.violation.explanation;
+    assert!(e.contains("its session ended"), "{e}");
+    assert!(found.trace.contains("recv Expired"), "{}", found.trace);
+}
+
+/// The other direction: the reference lock, which opens a new session and
+/// asks again after `Expired`, stays live on the same scenario.
+#[test]
+fn ouyang_lock_waiter_expiry_scenario_holds_for_the_reference_lock() {
+    let mut scenario = table::scenario_with_recipe("ouyang-lock-waiter-expiry.toml", "sequential");
+    scenario.hard = vec![Liveness];
+    let r = table::sweep(&scenario, CI_SCHEDULES, 2);
+    assert!(r.failure.is_none(), "{:?}", r.failure);
+    assert_eq!(r.schedules, CI_SCHEDULES);
+}

@@ -76,6 +76,12 @@ pub const ROWS: &[Row] = &[
         3000,
     ),
     violated(
+        "seed001-ouyang-lock",
+        Liveness,
+        "ouyang-lock-waiter-expiry.toml",
+        1000,
+    ),
+    violated(
         "seed001-ouyang-lock-keep",
         Liveness,
         "ouyang-lock-keep-faults.toml",
