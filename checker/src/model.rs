@@ -63,7 +63,7 @@ impl<C: RecipeSet> Model<C> {
         let aims = scenario.aims;
         let mut roles = Roles::default();
         if !aims.is_empty() {
-            roles = Roles::new(scenario.clients);
+            roles = Roles::new(scenario.clients).with_groups(scenario.client_roles());
             roles.observe(start);
         }
         Model {

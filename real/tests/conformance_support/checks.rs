@@ -1,7 +1,7 @@
 //! `check` inside a multi (S31): a version check that passes, fails on
 //! the version, fails on a missing node, and guards a write.
 
-use zkrecipes::conformance::Script;
+use zkreal::conformance::Script;
 use zksim::Op;
 
 use super::ops::*;

@@ -2,7 +2,7 @@
 //! that a single real server shows. Each is named after its rule.
 //! `/@` is the script's own fresh root node.
 
-use zkrecipes::conformance::{Action, Script};
+use zkreal::conformance::{Action, Script};
 
 use super::ops::*;
 

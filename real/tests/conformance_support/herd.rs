@@ -14,8 +14,8 @@
 //! take turns (round robin over the enabled client events), and time ticks
 //! only when no client can move, as on an idle real server.
 
+use zkreal::{drive_blocking, DriveConfig, TestServer};
 use zkrecipes::figures::LockFigures;
-use zkrecipes::real::{drive_blocking, DriveConfig, TestServer};
 use zkrecipes::{registry, AnyRecipe, AppEvent, RecipeParams, Workload};
 use zksim::{Config, Event, Happening, World};
 

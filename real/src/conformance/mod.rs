@@ -15,7 +15,6 @@
 //! starts with fresh counters. See `docs/CONFORMANCE.md`.
 
 mod observe;
-#[cfg(feature = "real-zk")]
 pub mod real;
 pub mod sim;
 

@@ -1,6 +1,6 @@
 //! Run a [`Script`] on a real ZooKeeper, in the script's order.
 //!
-//! Why not [`crate::real::drive`]: the driver runs sans-IO clients side by
+//! Why not [`crate::drive`]: the driver runs sans-IO clients side by
 //! side, each reacting only to its own inputs, so a client cannot wait for
 //! *another* session's step without polling on a 100 ms timer. A script
 //! needs one global order, so this conductor holds every session's handle
@@ -25,9 +25,9 @@ use zookeeper_client as zk;
 use super::observe::{Frame, Seen};
 use super::sim::{base_zxid, strip_setup};
 use super::{normalize, Action, Observations, Script, SETUP};
-use crate::real::ops::{self, Answer, WatchClass};
-use crate::real::wakeset::WakeSet;
-use crate::real::{FaultProxy, TestServer};
+use crate::ops::{self, Answer, WatchClass};
+use crate::wakeset::WakeSet;
+use crate::{FaultProxy, TestServer};
 
 /// The session timeout asked for a session the script expires: short, so
 /// the server gives up on it quickly once the network is silent.

@@ -2,19 +2,17 @@
 //! events and their order, ephemerals and session close, timers.
 //! Each test starts its own server (≈0.3 s) so tests stay independent.
 
-#![cfg(feature = "real-zk")]
-
-mod real_common;
+mod common;
 
 use std::time::{Duration, Instant};
 
-use real_common::*;
-use zkrecipes::real::{self, drive_blocking};
+use common::*;
+use zkreal::drive_blocking;
 use zksim::{CreateMode, Delivery, EventType, Happening, Op, Response, WatchedEvent, ZkError};
 
 #[test]
 fn replies_stats_and_watch_events_match_the_real_server() {
-    let Some(server) = real::require_server() else {
+    let Some(server) = zkreal::require_server() else {
         return;
     };
     eprintln!("server started in {:?}", server.startup_time());
@@ -198,7 +196,7 @@ fn replies_stats_and_watch_events_match_the_real_server() {
 
 #[test]
 fn closing_a_session_deletes_its_ephemerals_for_everyone() {
-    let Some(server) = real::require_server() else {
+    let Some(server) = zkreal::require_server() else {
         return;
     };
     let setup = drive_blocking(
@@ -265,7 +263,7 @@ fn closing_a_session_deletes_its_ephemerals_for_everyone() {
 
 #[test]
 fn timers_fire_after_their_ticks_of_real_time() {
-    let Some(server) = real::require_server() else {
+    let Some(server) = zkreal::require_server() else {
         return;
     };
     let run = drive_blocking(
@@ -285,8 +283,8 @@ fn timers_fire_after_their_ticks_of_real_time() {
 #[test]
 fn without_zookeeper_tests_skip_loudly_unless_on_ci() {
     let nowhere = Some("/nonexistent/zookeeper.jar");
-    assert!(real::require_server_with(nowhere, false).is_none());
-    let on_ci = std::panic::catch_unwind(|| real::require_server_with(nowhere, true));
+    assert!(zkreal::require_server_with(nowhere, false).is_none());
+    let on_ci = std::panic::catch_unwind(|| zkreal::require_server_with(nowhere, true));
     assert!(
         on_ci.is_err(),
         "CI=true turns a missing server into a failure"

@@ -5,16 +5,14 @@
 //! predecessor-watch queue lock. On the real server the first must wake
 //! every waiter on a release and the second exactly one.
 
-#![cfg(feature = "real-zk")]
-
-mod real_common;
+mod common;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use real_common::*;
+use common::*;
+use zkreal::{drive_blocking, DriveConfig, RealRun, TestServer};
 use zkrecipes::figures::LockFigures;
-use zkrecipes::real::{self, drive_blocking, DriveConfig, RealRun, TestServer};
 use zkrecipes::AppEvent;
 use zksim::{
     Client, CreateMode, Cx, EventType, Happening, Op, OpId, Reply, Response, SessionEvent,
@@ -259,7 +257,7 @@ fn lock_config(server: &TestServer) -> DriveConfig {
 
 #[test]
 fn the_naive_lock_wakes_every_waiter_on_a_real_server() {
-    let Some(server) = real::require_server() else {
+    let Some(server) = zkreal::require_server() else {
         return;
     };
     make_root(&server, "/naive");
@@ -280,7 +278,7 @@ fn the_naive_lock_wakes_every_waiter_on_a_real_server() {
 
 #[test]
 fn the_queue_lock_wakes_one_waiter_per_release_on_a_real_server() {
-    let Some(server) = real::require_server() else {
+    let Some(server) = zkreal::require_server() else {
         return;
     };
     make_root(&server, "/queue");

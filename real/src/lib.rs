@@ -1,4 +1,7 @@
-//! The real ZooKeeper as oracle (feature `real-zk`, on by default).
+//! The real ZooKeeper as oracle: everything in zkcheck that talks to a
+//! Java server lives here, so that the simulator (`zksim`), the recipes
+//! (`zkrecipes`) and the checker (`zkcheck`) build without tokio or a
+//! ZooKeeper client.
 //!
 //! * [`TestServer`] starts a throw-away standalone Java server on loopback;
 //!   [`require_server`] is how a test asks for one and skips loudly (or, on
@@ -9,13 +12,17 @@
 //! * [`FaultProxy`] sits between clients and the server to break or
 //!   silence connections: `ConnectionLoss`, `Disconnected` and session
 //!   expiry on the real server.
+//! * [`conformance`] runs one multi-session script on the simulator and on
+//!   a real server and compares what each session observed: it tests the
+//!   simulator against ZooKeeper (see `docs/CONFORMANCE.md`).
 
+pub mod conformance;
 mod driver;
-pub(crate) mod ops;
+mod ops;
 mod proxy;
 mod run;
 mod server;
-pub(crate) mod wakeset;
+mod wakeset;
 
 pub use proxy::FaultProxy;
 pub use run::{drive, drive_blocking, DriveConfig, DriveError, RealRun};

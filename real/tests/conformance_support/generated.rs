@@ -11,7 +11,7 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, FileFailurePersistence, TestCaseError, TestRng, TestRunner};
-use zkrecipes::conformance::{Action, Script};
+use zkreal::conformance::{Action, Script};
 use zksim::{CreateMode, Op};
 
 use crate::Bench;

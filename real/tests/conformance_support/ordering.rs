@@ -9,7 +9,7 @@
 //! than 12 ephemerals deletes the rest, on close, in the order of its grown
 //! table (the simulator sized it from the present count).
 
-use zkrecipes::conformance::{Action, Script};
+use zkreal::conformance::{Action, Script};
 
 use super::ops::*;
 

@@ -8,15 +8,13 @@
 //! (`dump` lists ephemerals by session) rather than for fixed delays, and
 //! the clients leave wide margins (a second) around the moment of the fault.
 
-#![cfg(feature = "real-zk")]
-
-mod real_common;
+mod common;
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use real_common::*;
-use zkrecipes::real::{self, drive_blocking, DriveConfig, FaultProxy, TestServer};
+use common::*;
+use zkreal::{drive_blocking, DriveConfig, FaultProxy, TestServer};
 use zksim::{
     CreateMode, Delivery, EventType, Happening, Op, Response, SessionEvent, WatchedEvent, ZkError,
 };
@@ -47,7 +45,7 @@ fn proxy_for(server: &TestServer) -> FaultProxy {
 
 #[test]
 fn a_broken_connection_fails_what_is_in_flight_then_reconnects_the_same_session() {
-    let Some(server) = real::require_server() else {
+    let Some(server) = zkreal::require_server() else {
         return;
     };
     let proxy = proxy_for(&server);
@@ -123,7 +121,7 @@ fn a_broken_connection_fails_what_is_in_flight_then_reconnects_the_same_session(
 
 #[test]
 fn a_silent_network_lets_the_server_expire_the_session_and_its_ephemerals() {
-    let Some(server) = real::require_server() else {
+    let Some(server) = zkreal::require_server() else {
         return;
     };
     let proxy = proxy_for(&server);

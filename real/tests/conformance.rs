@@ -12,8 +12,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use conformance_support::{checks, generated, herd, ordering, scripts};
-use zkrecipes::conformance::{self, Script};
-use zkrecipes::real::{self, TestServer};
+use zkreal::conformance::{self, Script};
+use zkreal::TestServer;
 
 /// A fresh root node name per script run.
 static NEXT_ROOT: AtomicUsize = AtomicUsize::new(0);
@@ -56,7 +56,7 @@ impl Bench<'_> {
 
 fn main() {
     let started = Instant::now();
-    let Some(server) = real::require_server() else {
+    let Some(server) = zkreal::require_server() else {
         println!("conformance: 0 passed, 0 failed (SKIPPED: no ZooKeeper)");
         return;
     };

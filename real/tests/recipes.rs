@@ -3,12 +3,10 @@
 //! figures tell the naive lock and the watch-lowest flaw from the
 //! predecessor-watch lock, as the simulator's figures do.
 
-#![cfg(feature = "real-zk")]
-
 use std::time::Duration;
 
+use zkreal::{drive_blocking, DriveConfig, RealRun, TestServer};
 use zkrecipes::figures::LockFigures;
-use zkrecipes::real::{self, drive_blocking, DriveConfig, RealRun, TestServer};
 use zkrecipes::{registry, AnyRecipe, AppEvent, RecipeParams, Workload};
 use zksim::Happening;
 
@@ -73,7 +71,7 @@ fn assert_exclusive(name: &str, run: &RealRun<AnyRecipe>) {
 
 #[test]
 fn the_reference_lock_wakes_one_waiter_per_release_on_a_real_server() {
-    let Some(server) = real::require_server() else {
+    let Some(server) = zkreal::require_server() else {
         return;
     };
     let run = run_recipe(&server, "sequential", 2);
@@ -87,7 +85,7 @@ fn the_reference_lock_wakes_one_waiter_per_release_on_a_real_server() {
 
 #[test]
 fn the_naive_lock_and_the_watch_lowest_flaw_herd_on_a_real_server() {
-    let Some(server) = real::require_server() else {
+    let Some(server) = zkreal::require_server() else {
         return;
     };
     for name in ["naive", "sequential-watch-lowest"] {
@@ -106,7 +104,7 @@ fn the_naive_lock_and_the_watch_lowest_flaw_herd_on_a_real_server() {
 
 #[test]
 fn the_read_write_lock_finishes_on_a_real_server() {
-    let Some(server) = real::require_server() else {
+    let Some(server) = zkreal::require_server() else {
         return;
     };
     let run = run_recipe(&server, "rwlock", 1);

@@ -3,16 +3,16 @@
 //! and mean) and server requests per acquisition (see `zkrecipes::figures`).
 //!
 //! ```text
-//! cargo run --release -p zkrecipes --example lock -- --server 127.0.0.1:2181 --clients 8 --recipe sequential
-//! cargo run --release -p zkrecipes --example lock -- --start-server --clients 8 --recipe naive
+//! cargo run --release -p zkreal --example lock -- --server 127.0.0.1:2181 --clients 8 --recipe sequential
+//! cargo run --release -p zkreal --example lock -- --start-server --clients 8 --recipe naive
 //! ```
 
 use std::process::ExitCode;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use clap::Parser;
+use zkreal::{drive_blocking, DriveConfig, TestServer};
 use zkrecipes::figures::LockFigures;
-use zkrecipes::real::{drive_blocking, DriveConfig, TestServer};
 use zkrecipes::{registry, Family, RecipeParams, Workload};
 
 #[derive(Parser, Debug)]

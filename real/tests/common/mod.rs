@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use zkrecipes::real::{DriveConfig, RealRun, TestServer};
+use zkreal::{DriveConfig, RealRun, TestServer};
 use zksim::{
     Client, CreateMode, Cx, Delivery, Happening, Op, OpId, Reply, Response, SessionEvent,
     WatchedEvent,
