@@ -444,10 +444,14 @@ fn writelock_asked_acquired_only_when_asked_violated() {
     assert_violated("writelock-asked.toml", AcquiredOnlyWhenAsked);
 }
 
-/// `seed002-queue-retry` (the programs retry): QueueSafety is violated.
+/// `seed002-queue-retry` (the programs retry): QueueSafety is violated by a
+/// duplicate — the producer's offer applied with its reply lost is offered
+/// again (the drop is aimed at the producer).
 #[test]
 fn queue_retry_drop_queue_safety_violated() {
-    assert_violated("queue-retry-drop.toml", QueueSafety);
+    let found = assert_violated("queue-retry-drop.toml", QueueSafety);
+    let e = &found.violation.explanation;
+    assert!(e.contains("handed out twice"), "{e}");
 }
 
 /// `seed004-zklock`: MutualExclusion is violated with connection drops only.
@@ -497,11 +501,14 @@ fn queue_retry_lost_queue_safety_violated() {
     assert!(!e.contains("handed out twice"), "{e}");
 }
 
-/// The other direction: a correct consumer (`queue-consumer`: the take is a
-/// multi with a receipt it reads after a lost reply) under the same
-/// ensemble, faults and aim loses nothing.
+/// The other direction for both retry rows: a correct producer
+/// (`queue-producer`: finds its item by tag after a lost create reply) and
+/// consumer (`queue-consumer`: the take is a multi with a receipt it reads
+/// after a lost reply) under the same ensemble and faults, the drop aimed at
+/// the producer (`queue-retry-drop`) or the consumer (`queue-retry-lost`),
+/// neither duplicate nor lose anything.
 #[test]
-fn queue_retry_lost_scenario_holds_for_a_correct_consumer() {
+fn queue_retry_scenarios_hold_for_a_correct_producer_and_consumer() {
     let text = r#"
 name = "queue-retry-lost-twin"
 root = "/queue"
@@ -535,10 +542,17 @@ connection_drops = 1
 hard = ["queue"]
 report = []
 "#;
-    let scenario = zkcheck::scenario::Scenario::parse(text, "twin").expect("the twin parses");
-    let r = table::sweep(&scenario, CI_SCHEDULES, 2);
-    assert!(r.failure.is_none(), "{:?}", r.failure);
-    assert_eq!(r.schedules, CI_SCHEDULES);
+    for aim in ["connection_drops = 0", "connection_drops = 1"] {
+        let text = text.replace(
+            "connection_drops = 1\n\n[checks]",
+            &format!("{aim}\n\n[checks]"),
+        );
+        assert!(text.contains(&format!("[faults.aim]\n{aim}")), "{text}");
+        let scenario = zkcheck::scenario::Scenario::parse(&text, "twin").expect("the twin parses");
+        let r = table::sweep(&scenario, CI_SCHEDULES, 2);
+        assert!(r.failure.is_none(), "{aim}: {:?}", r.failure);
+        assert_eq!(r.schedules, CI_SCHEDULES);
+    }
 }
 
 /// The other direction for the expiry row: the same scenario (one expiry on
