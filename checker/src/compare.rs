@@ -3,7 +3,7 @@
 //!
 //! Each (recipe, client count) cell runs seeds `first_seed ..
 //! first_seed + seeds` through [`run_random`], in parallel with rayon. The
-//! cell's figures are merged in seed order; since [`Figures::merge`] is exact
+//! cell's figures are merged in seed order; since [`Tally::merge`] is exact
 //! (sums and histograms), the table is the same on any number of threads.
 //! Runs are measured, not judged: no property is hard, so a herd or a FIFO
 //! overtake is counted and the run goes on to its end.
@@ -13,10 +13,10 @@ use std::fmt::Write as _;
 use rayon::prelude::*;
 use zksim::FaultBudget;
 
-use crate::monitor::{Figures, Property};
+use crate::monitor::{Property, Tally};
 use crate::progress::{Display, Progress};
 use crate::run::run_random;
-use crate::scenario::Scenario;
+use crate::scenario::{Invalid, Scenario};
 
 /// The two recipes the headline compares.
 pub const HEADLINE: [&str; 2] = ["naive", "sequential"];
@@ -50,7 +50,7 @@ impl Default for CompareConfig {
 pub struct Row {
     pub recipe: String,
     pub clients: usize,
-    pub figures: Figures,
+    pub figures: Tally,
 }
 
 /// The scenario a compared run uses: `clients` clients, one round each,
@@ -79,8 +79,33 @@ pub fn scenario(recipe: &str, clients: usize, faults: bool) -> Scenario {
     s
 }
 
+/// A cell the comparison cannot run: its scenario is refused (a client
+/// count past the limits, a recipe that is not registered, …).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompareError {
+    pub recipe: String,
+    pub clients: usize,
+    pub invalid: Invalid,
+}
+
+impl std::fmt::Display for CompareError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "cannot compare {} at {} clients: {}",
+            self.recipe, self.clients, self.invalid
+        )
+    }
+}
+
+impl std::error::Error for CompareError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.invalid)
+    }
+}
+
 /// Run every cell. Rows come out recipe-major, in the config's order.
-pub fn compare(config: &CompareConfig) -> Result<Vec<Row>, String> {
+pub fn compare(config: &CompareConfig) -> Result<Vec<Row>, CompareError> {
     compare_with(config, &Progress::hidden()).map(|(rows, _)| rows)
 }
 
@@ -89,19 +114,23 @@ pub fn compare(config: &CompareConfig) -> Result<Vec<Row>, String> {
 pub fn compare_with(
     config: &CompareConfig,
     progress: &Progress,
-) -> Result<(Vec<Row>, bool), String> {
+) -> Result<(Vec<Row>, bool), CompareError> {
     let mut cells = Vec::new();
     for recipe in &config.recipes {
         for &clients in &config.clients {
             let s = scenario(recipe, clients, config.faults);
-            s.validate().map_err(|e| e.to_string())?;
+            s.validate().map_err(|invalid| CompareError {
+                recipe: recipe.clone(),
+                clients,
+                invalid,
+            })?;
             cells.push((recipe.clone(), clients, s));
         }
     }
     let jobs: Vec<(usize, u64)> = (0..cells.len())
         .flat_map(|cell| (0..config.seeds).map(move |i| (cell, config.first_seed.wrapping_add(i))))
         .collect();
-    let figures: Vec<Option<(usize, Figures)>> = jobs
+    let figures: Vec<Option<(usize, Tally)>> = jobs
         .par_iter()
         .map(|&(cell, seed)| {
             if progress.stopped().is_some() {
@@ -117,7 +146,7 @@ pub fn compare_with(
         .map(|(recipe, clients, _)| Row {
             recipe: recipe.clone(),
             clients: *clients,
-            figures: Figures::default(),
+            figures: Tally::default(),
         })
         .collect();
     let complete = figures.iter().all(Option::is_some);
@@ -238,11 +267,11 @@ mod tests {
 
     #[test]
     fn the_table_names_every_cell() {
-        let mut f = Figures {
+        let mut f = Tally {
             runs: 2,
             acquisitions: 4,
             wakeups: 6,
-            ..Figures::default()
+            ..Tally::default()
         };
         f.wakeups_per_release.record(3);
         let rows = [Row {
@@ -252,5 +281,22 @@ mod tests {
         }];
         let t = table(&rows);
         assert!(t.contains("| naive | 4 | 2 | 4 | 1.50 | 3 | 3.00 |"), "{t}");
+    }
+
+    #[test]
+    fn a_cell_the_limits_refuse_is_a_typed_error_naming_it() {
+        let config = CompareConfig {
+            clients: vec![0],
+            seeds: 1,
+            ..CompareConfig::default()
+        };
+        let err = compare(&config).unwrap_err();
+        assert_eq!((err.recipe.as_str(), err.clients), ("naive", 0));
+        assert!(
+            matches!(&err.invalid, Invalid::Limits(m) if m.contains("`clients` = 0")),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("naive at 0 clients"), "{err}");
+        assert!(std::error::Error::source(&err).is_some());
     }
 }
