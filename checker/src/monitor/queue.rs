@@ -334,8 +334,8 @@ mod tests {
         let v = FakeView::new(2);
         let run = |end: End| {
             let mut m = QueueMonitor::new();
-            m.on_step(&v, &[created(0, 5), offered(0, 1)]).unwrap();
-            m.on_finish(&end)
+            m.observe(&v, &[created(0, 5), offered(0, 1)]).unwrap();
+            m.finish(&end)
         };
         let gone = End {
             nodes: vec![("/q".into(), 0)],
@@ -355,9 +355,9 @@ mod tests {
             err.explanation
         );
         let mut m = QueueMonitor::new();
-        m.on_step(&v, &[created(0, 5), offered(0, 1), taken(1, 1)])
+        m.observe(&v, &[created(0, 5), offered(0, 1), taken(1, 1)])
             .unwrap();
-        assert_eq!(m.on_finish(&quiescent()), Ok(()));
+        assert_eq!(m.finish(&quiescent()), Ok(()));
     }
 
     /// Regression: an offer recovered by listing after `ConnectionLoss` (no
