@@ -11,6 +11,7 @@
 //! - [`cli`]: the `zkcheck` command.
 
 pub mod aim;
+pub mod calibrate;
 pub mod check;
 pub mod cli;
 pub mod compare;
@@ -28,6 +29,7 @@ pub mod scenario;
 pub mod schedule;
 pub mod shrink;
 pub mod stop;
+pub mod timing;
 pub mod token;
 pub mod trace;
 pub mod viewer;

@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::compare::scenario;
-use crate::run::run_random;
+use crate::timing::run_timed;
 
 use super::record::{record, Options};
 use super::svg::{esc, render, Style};
@@ -22,7 +22,7 @@ use super::timeline::{ArrowKind, Item, MarkKind, Timeline};
 pub fn herd_timeline(recipe: &str, clients: usize, seed: u64) -> Result<Timeline, String> {
     let s = scenario(recipe, clients, false);
     s.validate().map_err(|e| e.to_string())?;
-    let outcome = run_random(&s, seed);
+    let (outcome, _) = run_timed(&s, seed);
     let indices = outcome
         .schedule
         .to_indices(&s)

@@ -6,10 +6,12 @@
 //! * [`drive`] runs any sans-IO [`zksim::Client`]s against a server and
 //!   returns what happened as [`zksim::Happening`]s, the simulator's own
 //!   record, so the same counting and checks run on both.
+//! * [`calibrate`] measures a server for the checker's timing model.
 //! * [`FaultProxy`] sits between clients and the server to break or
 //!   silence connections: `ConnectionLoss`, `Disconnected` and session
 //!   expiry on the real server.
 
+pub mod calibrate;
 mod driver;
 pub(crate) mod ops;
 mod proxy;
