@@ -38,6 +38,7 @@ pub fn timing_from(c: &Calibration) -> Timing {
         notify_us: round(c.notify_us),
         apply_us: round(c.read_us),
         client_us: 0,
+        shared_client_cpu: defaults.shared_client_cpu,
         jitter_percent: defaults.jitter_percent,
         fault_interval_us: defaults.fault_interval_us,
     }

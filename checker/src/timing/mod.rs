@@ -66,8 +66,14 @@ pub struct Timing {
     pub notify_us: u64,
     /// A follower's cost to apply one committed transaction.
     pub apply_us: u64,
-    /// A client's cost to handle one message (reply or event).
+    /// A client's cost to handle one message (reply or event) or timer.
     pub client_us: u64,
+    /// Whether every client runs on one thread (one CPU queue for all of
+    /// them, as the real-server example and `compare --real` run them on
+    /// one tokio thread) rather than each on its own. Matters only with a
+    /// `client_us` above 0; calibration folds the client side into the
+    /// saturated service times, so the default is `false`.
+    pub shared_client_cpu: bool,
     /// Each latency and service time is drawn uniformly within ± this
     /// percentage of its value (seeded), so that seeds differ.
     pub jitter_percent: u64,
@@ -89,6 +95,7 @@ impl Default for Timing {
             notify_us: 18,
             apply_us: 22,
             client_us: 0,
+            shared_client_cpu: false,
             jitter_percent: 20,
             fault_interval_us: 200_000,
         }

@@ -66,6 +66,8 @@ pub struct TimedChooser {
     outbound: Vec<VecDeque<u64>>,
     /// Per client: arrival at the client of each message waiting for it.
     inbound: Vec<VecDeque<u64>>,
+    /// When each client (or, with a shared client CPU, the one client
+    /// thread: index 0) is next free.
     client_free: Vec<u64>,
     server_free: Vec<u64>,
     busy: Vec<u64>,
@@ -129,6 +131,15 @@ impl TimedChooser {
         }
     }
 
+    /// Which entry of `client_free` the client uses.
+    fn cpu(&self, client: usize) -> usize {
+        if self.timing.shared_client_cpu {
+            0
+        } else {
+            client
+        }
+    }
+
     /// `value` with the model's jitter applied (± `jitter_percent`, seeded).
     fn jitter(&mut self, value: u64) -> u64 {
         let j = self.timing.jitter_percent.min(100);
@@ -144,7 +155,7 @@ impl TimedChooser {
         let servers = world.num_servers();
         self.outbound = vec![VecDeque::new(); clients];
         self.inbound = vec![VecDeque::new(); clients];
-        self.client_free = vec![0; clients];
+        self.client_free = vec![0; clients.max(1)];
         self.server_free = vec![0; servers];
         self.busy = vec![0; servers];
         self.known_zxid = world.last_zxid();
@@ -256,7 +267,8 @@ impl TimedChooser {
             self.server_free[s] = chosen.start + charged;
             self.busy[s] += charged;
         } else if let Some(c) = actor {
-            self.client_free[c] = chosen.done;
+            let cpu = self.cpu(c);
+            self.client_free[cpu] = chosen.done;
         }
     }
 
@@ -277,11 +289,11 @@ impl TimedChooser {
             }
             Event::Receive { client } => {
                 let arrival = self.inbound[client].front().copied().unwrap_or(now);
-                (arrival.max(self.client_free[client]), arrival)
+                (arrival.max(self.client_free[self.cpu(client)]), arrival)
             }
             Event::Timer { client } => {
                 let due = world.timer_of(client).map_or(now, |t| t * TICK_US);
-                (due.max(self.client_free[client]), due)
+                (due.max(self.client_free[self.cpu(client)]), due)
             }
             Event::Connect { .. } => {
                 let at = now + 2 * self.timing.latency_us;
