@@ -1,8 +1,10 @@
 //! Aimed faults: a scenario may restrict a fault kind to one client (by
 //! index) or to whichever clients play a role at that moment — the holder
-//! of the lock, a waiter, the elected leader. For `partitions` the target
-//! names the follower: a server index, or the server the client playing
-//! the role is connected to ("cut off the holder's follower").
+//! of the lock, a waiter, the elected leader — or to the clients of a
+//! `[[clients]]` group by its role name ("expire a consumer"). For
+//! `partitions` the target names the follower: a server index, or the
+//! server a client playing the role is connected to ("cut off the holder's
+//! follower").
 //!
 //! The simulator offers every enabled fault with its target in the event
 //! (`Fault::ExpireSession { client }`…); the model filters that list
@@ -50,6 +52,10 @@ pub enum Target {
     Index(usize),
     /// Any client playing this role now (for `partitions`: its server).
     Role(Role),
+    /// Any client of the groups with this role name: an index into
+    /// [`crate::scenario::Scenario::roles`] (for `partitions`: the server
+    /// such a client is on).
+    Group(usize),
 }
 
 impl fmt::Display for Target {
@@ -57,6 +63,7 @@ impl fmt::Display for Target {
         match self {
             Target::Index(i) => write!(f, "{i}"),
             Target::Role(r) => write!(f, "\"{}\"", r.name()),
+            Target::Group(g) => write!(f, "group role #{g}"),
         }
     }
 }
@@ -87,6 +94,7 @@ impl Aims {
             None => true,
             Some(Target::Index(i)) => i == client,
             Some(Target::Role(role)) => roles.plays(client, role),
+            Some(Target::Group(g)) => roles.in_group(client, g),
         };
         match *fault {
             Fault::DropConnection { client } => client_aim(self.connection_drops, client),
@@ -99,6 +107,8 @@ impl Aims {
                 Some(Target::Index(i)) => i == server,
                 Some(Target::Role(role)) => (0..world.num_clients())
                     .any(|c| roles.plays(c, role) && world.server_of(c) == Some(server)),
+                Some(Target::Group(g)) => (0..world.num_clients())
+                    .any(|c| roles.in_group(c, g) && world.server_of(c) == Some(server)),
             },
             Fault::Heal { .. } => true,
         }
@@ -112,6 +122,9 @@ pub struct Roles {
     holding: Vec<bool>,
     waiting: Vec<bool>,
     leading: Vec<bool>,
+    /// Each client's group role, as an index into the scenario's role
+    /// names (fixed for the run; empty when no aim names a group).
+    group: Vec<usize>,
 }
 
 impl Roles {
@@ -120,7 +133,19 @@ impl Roles {
             holding: vec![false; clients],
             waiting: vec![false; clients],
             leading: vec![false; clients],
+            group: Vec::new(),
         }
+    }
+
+    /// With each client's group role (`group[c]` indexes the scenario's
+    /// role names), for aims at a `[[clients]]` role.
+    pub fn with_groups(mut self, group: Vec<usize>) -> Self {
+        self.group = group;
+        self
+    }
+
+    pub fn in_group(&self, client: ClientId, group: usize) -> bool {
+        self.group.get(client) == Some(&group)
     }
 
     pub fn plays(&self, client: ClientId, role: Role) -> bool {

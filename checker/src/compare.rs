@@ -5,23 +5,24 @@
 //! first_seed + seeds` through [`run_timed`] (the calibrated timing model of
 //! [`crate::timing`]: a herd costs server time, and everyone waits), in
 //! parallel with rayon. The cell's figures are merged in seed order; since
-//! [`Figures::merge`] and [`TimeFigures::merge`] are exact (sums and
+//! [`Tally::merge`] and [`TimeFigures::merge`] are exact (sums and
 //! histograms), the table is the same on any number of threads. Runs are
 //! measured, not judged: no property is hard, so a herd or a FIFO overtake
 //! is counted and the run goes on to its end.
 //!
-//! With `--real`, every cell also runs on a real ZooKeeper (the real-server
-//! example's workload through `zkrecipes::real`), and the same figures sit
-//! beside the simulated ones ([`real_table`]).
+//! A [`Row`] may also carry the same figures measured on a real ZooKeeper
+//! ([`RealFigures`], shown by [`real_table`]): the checker itself never
+//! talks to a server (it builds without tokio); `zkreal`'s `compare`
+//! example runs the real cells and writes the report with both.
 
 use std::fmt::Write as _;
 
 use rayon::prelude::*;
 use zksim::FaultBudget;
 
-use crate::monitor::{Figures, Property};
+use crate::monitor::{Property, Tally};
 use crate::progress::{Display, Progress};
-use crate::scenario::Scenario;
+use crate::scenario::{Invalid, Scenario};
 use crate::timing::{run_timed, TimeFigures, Timing};
 
 /// The two recipes the headline compares.
@@ -62,24 +63,24 @@ impl Default for CompareConfig {
 pub struct Row {
     pub recipe: String,
     pub clients: usize,
-    pub figures: Figures,
+    pub figures: Tally,
     /// What the runs cost in model time.
     pub time: TimeFigures,
-    /// The same cell on a real server (`--real`).
+    /// The same cell on a real server (`zkreal`'s `compare` example).
     pub real: Option<RealFigures>,
 }
 
 /// A cell's figures measured on a real ZooKeeper (wall-clock times).
 #[derive(Clone, Debug, PartialEq)]
 pub struct RealFigures {
-    pub figures: Figures,
+    pub figures: Tally,
     pub time: TimeFigures,
 }
 
 /// The scenario a compared run uses: `clients` clients, one round each,
 /// bounds wide enough for every client to finish, every lock property
 /// measured and none hard, on one server — the shape of the real server
-/// the timing model was calibrated on and `--real` runs on.
+/// the timing model was calibrated on and the real cells run on.
 pub fn scenario(recipe: &str, clients: usize, faults: bool) -> Scenario {
     scenario_timed(recipe, clients, faults, Timing::default())
 }
@@ -110,8 +111,33 @@ pub fn scenario_timed(recipe: &str, clients: usize, faults: bool, timing: Timing
     s
 }
 
+/// A cell the comparison cannot run: its scenario is refused (a client
+/// count past the limits, a recipe that is not registered, …).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompareError {
+    pub recipe: String,
+    pub clients: usize,
+    pub invalid: Invalid,
+}
+
+impl std::fmt::Display for CompareError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "cannot compare {} at {} clients: {}",
+            self.recipe, self.clients, self.invalid
+        )
+    }
+}
+
+impl std::error::Error for CompareError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.invalid)
+    }
+}
+
 /// Run every cell. Rows come out recipe-major, in the config's order.
-pub fn compare(config: &CompareConfig) -> Result<Vec<Row>, String> {
+pub fn compare(config: &CompareConfig) -> Result<Vec<Row>, CompareError> {
     compare_with(config, &Progress::hidden()).map(|(rows, _)| rows)
 }
 
@@ -120,20 +146,24 @@ pub fn compare(config: &CompareConfig) -> Result<Vec<Row>, String> {
 pub fn compare_with(
     config: &CompareConfig,
     progress: &Progress,
-) -> Result<(Vec<Row>, bool), String> {
+) -> Result<(Vec<Row>, bool), CompareError> {
     let mut cells = Vec::new();
     for recipe in &config.recipes {
         for &clients in &config.clients {
             let mut s = scenario_timed(recipe, clients, config.faults, config.timing);
             s.workload.hold_ticks = config.hold_ticks;
-            s.validate().map_err(|e| e.to_string())?;
+            s.validate().map_err(|invalid| CompareError {
+                recipe: recipe.clone(),
+                clients,
+                invalid,
+            })?;
             cells.push((recipe.clone(), clients, s));
         }
     }
     let jobs: Vec<(usize, u64)> = (0..cells.len())
         .flat_map(|cell| (0..config.seeds).map(move |i| (cell, config.first_seed.wrapping_add(i))))
         .collect();
-    let figures: Vec<Option<(usize, Figures, TimeFigures)>> = jobs
+    let figures: Vec<Option<(usize, Tally, TimeFigures)>> = jobs
         .par_iter()
         .map(|&(cell, seed)| {
             if progress.stopped().is_some() {
@@ -149,7 +179,7 @@ pub fn compare_with(
         .map(|(recipe, clients, _)| Row {
             recipe: recipe.clone(),
             clients: *clients,
-            figures: Figures::default(),
+            figures: Tally::default(),
             time: TimeFigures::default(),
             real: None,
         })
@@ -190,17 +220,7 @@ pub fn cli(args: &crate::cli::CompareArgs, io: &mut crate::cli::Io) -> crate::cl
             return bad_input(io, e);
         }
     }
-    if args.real && args.faults == crate::cli::FaultsPreset::Default {
-        return bad_input(
-            io,
-            "`--real` compares fault-free runs only (the real server's runs inject no faults); \
-             drop `--faults default` or `--real`",
-        );
-    }
     if let Err(e) = l::HOLD_TICKS.named("--hold-ticks").check(args.hold_ticks) {
-        return bad_input(io, e);
-    }
-    if let Err(e) = l::REAL_RUNS.check(args.real_runs) {
         return bad_input(io, e);
     }
     let timing = match &args.timing {
@@ -228,7 +248,7 @@ pub fn cli(args: &crate::cli::CompareArgs, io: &mut crate::cli::Io) -> crate::cl
         Err(_) => run(),
     };
     progress.finish();
-    let (mut rows, complete) = match result {
+    let (rows, complete) = match result {
         Ok(r) => r,
         Err(e) => return bad_input(io, e),
     };
@@ -244,17 +264,7 @@ pub fn cli(args: &crate::cli::CompareArgs, io: &mut crate::cli::Io) -> crate::cl
         );
         return Exit::Incomplete;
     }
-    let mut real_missing = None;
-    if args.real {
-        if let Err(why) = real_columns(args, &mut rows, io) {
-            real_missing = Some(why);
-        }
-    }
     let _ = std::io::Write::write_all(&mut io.out, table(&rows).as_bytes());
-    if rows.iter().any(|r| r.real.is_some()) {
-        let _ = std::io::Write::write_all(&mut io.out, b"\nSimulated vs real server:\n\n");
-        let _ = std::io::Write::write_all(&mut io.out, real_table(&rows).as_bytes());
-    }
     if let Some(dir) = &args.report {
         match crate::report::write_compare(dir, &config, &rows) {
             Ok(paths) => {
@@ -265,54 +275,7 @@ pub fn cli(args: &crate::cli::CompareArgs, io: &mut crate::cli::Io) -> crate::cl
             Err(e) => return bad_input(io, e),
         }
     }
-    if let Some(why) = real_missing {
-        crate::cli::say!(io, "INCOMPLETE: `--real` asked for, but {why}");
-        return Exit::Incomplete;
-    }
     Exit::Ok
-}
-
-/// `--real`: start (or reach) the server and measure every cell on it.
-/// `Err` says why there are no real columns (no ZooKeeper here, a server
-/// that did not start, a run that failed).
-fn real_columns(
-    args: &crate::cli::CompareArgs,
-    rows: &mut [Row],
-    io: &mut crate::cli::Io,
-) -> Result<(), String> {
-    use zkrecipes::real::{TestServer, Unavailable};
-    let (server, connect_string) = match &args.real_server {
-        Some(address) => (None, address.clone()),
-        None => match TestServer::start() {
-            Ok(server) => {
-                let cs = server.connect_string();
-                (Some(server), cs)
-            }
-            Err(e @ Unavailable::NotInstalled { .. }) => {
-                let why = format!(
-                    "SKIPPED the real server: {e} (install Debian's `zookeeper` or set {})",
-                    zkrecipes::real::CLASSPATH_ENV
-                );
-                crate::cli::say!(io, "{why}");
-                return Err(why);
-            }
-            Err(e) => return Err(e.to_string()),
-        },
-    };
-    let quiet = args.quiet;
-    let result = measure_real(
-        rows,
-        &connect_string,
-        args.real_runs,
-        args.hold_ticks,
-        |line| {
-            if !quiet {
-                eprintln!("{line}");
-            }
-        },
-    );
-    drop(server);
-    result
 }
 
 /// The comparison as a Markdown table: the herd's cost in wakeups,
@@ -414,68 +377,17 @@ pub fn real_table(rows: &[Row]) -> String {
     out
 }
 
-/// Run every row's cell `runs` times on the real server at
-/// `connect_string` (fault-free, the scenario's workload), one run at a
-/// time, and attach the figures. `say` hears one line per run.
-pub fn measure_real(
-    rows: &mut [Row],
-    connect_string: &str,
-    runs: u64,
-    hold_ticks: u64,
-    mut say: impl FnMut(&str),
-) -> Result<(), String> {
-    let stamp = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis());
-    for row in rows.iter_mut() {
-        let mut workload = scenario(&row.recipe, row.clients, false).workload;
-        workload.hold_ticks = hold_ticks;
-        let mut real = RealFigures {
-            figures: Figures::default(),
-            time: TimeFigures::default(),
-        };
-        for run in 0..runs {
-            let root = format!(
-                "/zkcheck-compare-{stamp}-{}-{}-{run}",
-                row.recipe, row.clients
-            );
-            let timeout = std::time::Duration::from_secs(60 + 2 * row.clients as u64);
-            let (f, t) = crate::timing::real::run_real(
-                connect_string,
-                &row.recipe,
-                row.clients,
-                workload,
-                &root,
-                timeout,
-            )?;
-            say(&format!(
-                "real: {} × {} run {}: {:.2} wakeups/acq, {:.2} requests/acq, {:.0} ms",
-                row.recipe,
-                row.clients,
-                run + 1,
-                f.wakeups_per_acquisition(),
-                f.requests_per_acquisition(),
-                t.mean_total_ms()
-            ));
-            real.figures.merge(&f);
-            real.time.merge(&t);
-        }
-        row.real = Some(real);
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn the_table_names_every_cell() {
-        let mut f = Figures {
+        let mut f = Tally {
             runs: 2,
             acquisitions: 4,
             wakeups: 6,
-            ..Figures::default()
+            ..Tally::default()
         };
         f.wakeups_per_release.record(3);
         let rows = [Row {
@@ -487,5 +399,22 @@ mod tests {
         }];
         let t = table(&rows);
         assert!(t.contains("| naive | 4 | 2 | 4 | 1.50 | 3 | 3.00 |"), "{t}");
+    }
+
+    #[test]
+    fn a_cell_the_limits_refuse_is_a_typed_error_naming_it() {
+        let config = CompareConfig {
+            clients: vec![0],
+            seeds: 1,
+            ..CompareConfig::default()
+        };
+        let err = compare(&config).unwrap_err();
+        assert_eq!((err.recipe.as_str(), err.clients), ("naive", 0));
+        assert!(
+            matches!(&err.invalid, Invalid::Limits(m) if m.contains("`clients` = 0")),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("naive at 0 clients"), "{err}");
+        assert!(std::error::Error::source(&err).is_some());
     }
 }

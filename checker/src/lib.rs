@@ -11,7 +11,6 @@
 //! - [`cli`]: the `zkcheck` command.
 
 pub mod aim;
-pub mod calibrate;
 pub mod check;
 pub mod cli;
 pub mod compare;

@@ -14,14 +14,14 @@ use crate::aim::{Aims, Roles};
 use crate::invariant::Invariant;
 use crate::monitor::set::MonitorSet;
 use crate::monitor::view::Measured;
-use crate::monitor::{Property, Sim, Violation};
+use crate::monitor::{Property, Violation};
 use crate::scenario::Scenario;
 
 /// World + monitors: one value, `Clone + Hash + Eq`, over clients of
 /// recipe type `C` (the registered recipes by default).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Model<C: RecipeSet = AnyRecipe> {
-    pub world: Sim<C>,
+    pub world: World<C>,
     pub monitors: MonitorSet,
     /// Which client (or role) each fault kind may strike.
     pub aims: Aims,
@@ -63,7 +63,7 @@ impl<C: RecipeSet> Model<C> {
         let aims = scenario.aims;
         let mut roles = Roles::default();
         if !aims.is_empty() {
-            roles = Roles::new(scenario.clients);
+            roles = Roles::new(scenario.clients).with_groups(scenario.client_roles());
             roles.observe(start);
         }
         Model {

@@ -3,29 +3,111 @@
 //! forge).
 
 use std::fmt::Write as _;
+use std::io;
 use std::path::{Path, PathBuf};
 
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 
 use crate::compare::{CompareConfig, Row};
+use crate::explore::replay::BadChoice;
+use crate::scenario::Invalid;
+
+/// Why a report (or a viewer page) could not be written.
+#[derive(Debug)]
+pub enum ReportError {
+    /// The report path exists and is not a directory.
+    NotADirectory(PathBuf),
+    /// The report directory could not be created.
+    CreateDir { path: PathBuf, source: io::Error },
+    /// A file could not be written.
+    Write { path: PathBuf, source: io::Error },
+    /// A file the report embeds (a chart in the herd page) could not be read.
+    Read { path: PathBuf, source: io::Error },
+    /// plotters could not draw a chart. Its error type is generic over the
+    /// drawing backend, so what it says is kept as text.
+    Draw { path: PathBuf, message: String },
+    /// The scenario a picture needs is refused by the limits.
+    Scenario(Invalid),
+    /// A token's schedule does not fit its scenario.
+    Replay(BadChoice),
+    /// A random run's schedule did not replay as indices: a checker bug.
+    ScheduleDoesNotReplay { recipe: String, seed: u64 },
+}
+
+impl std::fmt::Display for ReportError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReportError::NotADirectory(dir) => write!(
+                f,
+                "`--report` = {} is not a directory (the report is compare.md and SVG charts)",
+                dir.display()
+            ),
+            ReportError::CreateDir { path, source } => {
+                write!(
+                    f,
+                    "cannot create the directory {}: {source}",
+                    path.display()
+                )
+            }
+            ReportError::Write { path, source } => {
+                write!(f, "cannot write {}: {source}", path.display())
+            }
+            ReportError::Read { path, source } => {
+                write!(f, "cannot read {}: {source}", path.display())
+            }
+            ReportError::Draw { path, message } => {
+                write!(f, "cannot draw {}: {message}", path.display())
+            }
+            ReportError::Scenario(invalid) => write!(f, "{invalid}"),
+            ReportError::Replay(bad) => {
+                write!(f, "the token's schedule does not fit its scenario: {bad}")
+            }
+            ReportError::ScheduleDoesNotReplay { recipe, seed } => write!(
+                f,
+                "internal error: the random schedule of {recipe} (seed {seed}) does not replay"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ReportError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ReportError::CreateDir { source, .. }
+            | ReportError::Write { source, .. }
+            | ReportError::Read { source, .. } => Some(source),
+            ReportError::Scenario(invalid) => Some(invalid),
+            ReportError::Replay(bad) => Some(bad),
+            _ => None,
+        }
+    }
+}
+
+/// `create_dir_all`, its failure as a [`ReportError`].
+pub(crate) fn create_dir(dir: &Path) -> Result<(), ReportError> {
+    std::fs::create_dir_all(dir).map_err(|source| ReportError::CreateDir {
+        path: dir.to_path_buf(),
+        source,
+    })
+}
+
+/// `fs::write`, its failure as a [`ReportError`].
+pub(crate) fn write_file(path: &Path, text: &str) -> Result<(), ReportError> {
+    std::fs::write(path, text).map_err(|source| ReportError::Write {
+        path: path.to_path_buf(),
+        source,
+    })
+}
 
 /// Whether `dir` can hold the report: a directory, or a path that can be
 /// created as one. Checked before the comparison runs, so that a bad path
 /// is bad input (exit 2) and costs no time.
-pub fn check_dir(dir: &Path) -> Result<(), String> {
+pub fn check_dir(dir: &Path) -> Result<(), ReportError> {
     if dir.exists() && !dir.is_dir() {
-        return Err(format!(
-            "`--report` = {} is not a directory (the report is compare.md and SVG charts)",
-            dir.display()
-        ));
+        return Err(ReportError::NotADirectory(dir.to_path_buf()));
     }
-    std::fs::create_dir_all(dir).map_err(|e| {
-        format!(
-            "`--report` = {}: cannot create the directory: {e}",
-            dir.display()
-        )
-    })
+    create_dir(dir)
 }
 
 /// The client count of the side-by-side herd picture.
@@ -39,8 +121,8 @@ pub fn write_compare(
     dir: &Path,
     config: &CompareConfig,
     rows: &[Row],
-) -> Result<Vec<PathBuf>, String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+) -> Result<Vec<PathBuf>, ReportError> {
+    create_dir(dir)?;
     let wakeups = dir.join("wakeups-per-release.svg");
     let latency = dir.join("latency.svg");
     chart(
@@ -91,8 +173,7 @@ pub fn write_compare(
         &["wakeups-per-release.svg", "latency.svg", "total-time.svg"],
     )?;
     let md = dir.join("compare.md");
-    std::fs::write(&md, markdown_in(config, rows, dir))
-        .map_err(|e| format!("cannot write {}: {e}", md.display()))?;
+    write_file(&md, &markdown_in(config, rows, dir))?;
     let mut written = vec![md, wakeups, latency, total];
     written.extend(herd);
     Ok(written)
@@ -272,8 +353,11 @@ fn chart(
     lines: Lines,
     solid: impl Fn(&Row) -> f64,
     dashed: impl Fn(&Row) -> f64,
-) -> Result<(), String> {
-    let err = |e: &dyn std::fmt::Display| format!("cannot draw {}: {e}", path.display());
+) -> Result<(), ReportError> {
+    let err = |e: &dyn std::fmt::Display| ReportError::Draw {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    };
     let log2 = |clients: usize| (clients.max(1) as f64).log2();
     let mut counts: Vec<usize> = rows.iter().map(|r| r.clients).collect();
     counts.sort_unstable();
@@ -365,7 +449,7 @@ fn chart(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::monitor::Figures;
+    use crate::monitor::Tally;
 
     #[test]
     fn integer_ticks_are_whole_and_few() {
@@ -373,6 +457,31 @@ mod tests {
         let t = integer_ticks(95.0);
         assert!(t.len() <= 11 && *t.last().unwrap() >= 95.0, "{t:?}");
         assert!(t.iter().all(|v| v.fract() == 0.0));
+    }
+
+    #[test]
+    fn a_report_path_that_cannot_be_a_directory_is_a_typed_error() {
+        let base = std::env::temp_dir().join(format!("zkcheck-report-err-{}", std::process::id()));
+        std::fs::create_dir_all(&base).unwrap();
+        let file = base.join("a-file");
+        std::fs::write(&file, "x").unwrap();
+        let err = check_dir(&file).unwrap_err();
+        assert!(
+            matches!(&err, ReportError::NotADirectory(p) if p == &file),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("is not a directory"), "{err}");
+        let under = file.join("sub");
+        let err = write_compare(&under, &CompareConfig::default(), &[]).unwrap_err();
+        assert!(
+            matches!(&err, ReportError::CreateDir { path, .. } if path == &under),
+            "{err:?}"
+        );
+        assert!(std::error::Error::source(&err).is_some());
+        let dir = base.join("fresh");
+        check_dir(&dir).unwrap();
+        assert!(dir.is_dir());
+        let _ = std::fs::remove_dir_all(&base);
     }
 
     #[test]
@@ -386,10 +495,10 @@ mod tests {
             .iter()
             .flat_map(|r| {
                 [2usize, 4].map(|n| {
-                    let mut figures = Figures {
+                    let mut figures = Tally {
                         runs: 1,
                         acquisitions: n as u64,
-                        ..Figures::default()
+                        ..Tally::default()
                     };
                     figures.wakeups_per_release.record(if *r == "naive" {
                         n as u64 - 1

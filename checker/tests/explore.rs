@@ -419,3 +419,48 @@ fn an_expiry_aimed_at_the_holder_only_ever_strikes_a_holder() {
         .expect("the aimed expiry catches the session-blind lock");
     assert_eq!(failure.violation.property, Property::MutualExclusion);
 }
+
+/// `[faults.aim] expiries = "consumer"` (a `[[clients]]` role): the model
+/// offers expiries against consumers only — never a producer — and the
+/// queue still holds with its consumers' sessions ending under them.
+#[test]
+fn an_expiry_aimed_at_a_group_role_only_ever_strikes_that_group() {
+    use rand::{RngExt, SeedableRng};
+    use zksim::{Event, Fault};
+
+    let mut s = scenario_file("queue.toml");
+    s.faults.expiries = 1;
+    s.aims.expiries = Some(zkcheck::aim::Target::Group(1));
+    s.validate().unwrap();
+    let consumers = s.clients_in_role("consumer");
+    assert_eq!(s.roles()[1], "consumer");
+    let mut offered = 0;
+    for seed in 0..40 {
+        let mut model = zkcheck::model::Model::new(&s);
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let (mut enabled, mut log) = (Vec::new(), Vec::new());
+        for _ in 0..3000 {
+            enabled.clear();
+            model.enabled(&mut enabled);
+            if enabled.is_empty() {
+                break;
+            }
+            for e in &enabled {
+                if let Event::Fault(Fault::ExpireSession { client }) = e {
+                    assert!(
+                        consumers.contains(client),
+                        "seed {seed}: expiry offered against c{client}"
+                    );
+                    offered += 1;
+                }
+            }
+            let event = enabled[rng.random_range(0..enabled.len())].clone();
+            if model.step(&event, &mut log).is_err() {
+                break;
+            }
+        }
+    }
+    assert!(offered > 0, "the aimed expiry was never offered");
+    let r = random(&s, 500);
+    assert!(r.failure.is_none(), "{:?}", r.failure);
+}

@@ -20,7 +20,7 @@ use zkcheck::viewer;
 
 // ---- finding and running the browser ----
 
-/// The Chromium binary, like `zkrecipes::real::require_server` finds the
+/// The Chromium binary, like `zkreal::require_server` finds the
 /// ZooKeeper server: `None` after saying so loudly, a panic under CI.
 fn require_chromium() -> Option<PathBuf> {
     let found = std::env::var_os("ZKCHECK_CHROMIUM")

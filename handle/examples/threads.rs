@@ -24,7 +24,7 @@ mod real {
     use clap::Parser;
     use zkhandle::contend::contend;
     use zkhandle::LockHandle;
-    use zkrecipes::real::TestServer;
+    use zkreal::TestServer;
 
     #[derive(Parser, Debug)]
     #[command(about = "OS threads sharing a ZooKeeper lock through blocking handles")]

@@ -3,7 +3,7 @@
 //!
 //! A background event thread runs the recipe (wrapped in a
 //! [`HandleClient`]) through the real-server driver
-//! (`zkrecipes::real::drive_blocking`, its own session, its own current-thread
+//! (`zkreal::drive_blocking`, its own session, its own current-thread
 //! tokio runtime); callers block on the [`Handoff`]'s condition variable.
 //! Any number of threads may share one handle (`&LockHandle` is `Sync`):
 //! they take the lock one at a time, each acquisition going back to
@@ -28,7 +28,7 @@
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use zkrecipes::real::{drive_blocking, DriveConfig};
+use zkreal::{drive_blocking, DriveConfig};
 use zkrecipes::{registry, Family, RecipeParams, Workload};
 
 use crate::client::{HandleClient, GATE};

@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use zkhandle::contend::contend;
 use zkhandle::{AcquireError, LockHandle};
-use zkrecipes::real::require_server;
+use zkreal::require_server;
 
 fn fresh_root(name: &str) -> String {
     let nanos = SystemTime::now()
@@ -109,7 +109,7 @@ fn unknown_and_non_lock_recipes_are_refused() {
 fn a_broken_connection_marks_the_guard_lost() {
     use std::net::{Ipv4Addr, SocketAddr};
     use std::time::Instant;
-    use zkrecipes::real::{DriveConfig, FaultProxy};
+    use zkreal::{DriveConfig, FaultProxy};
 
     let Some(server) = require_server() else {
         return;

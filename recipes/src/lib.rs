@@ -4,15 +4,12 @@
 //! checker reads those to judge exclusion, fairness, herds and liveness.
 //! [`registry`] lists them all by name.
 
-pub mod conformance;
 pub mod election;
 pub mod event;
 pub mod figures;
 pub mod idle;
 pub mod lock;
 pub mod queue;
-#[cfg(feature = "real-zk")]
-pub mod real;
 pub mod registry;
 pub mod seeds;
 pub mod testkit;

@@ -261,6 +261,7 @@ impl<C: RecipeSet> Check<C> {
             found_steps: run.schedule.len(),
             steps: run.schedule.len(),
             shrink_attempts: 0,
+            shrink_cut_short: None,
             trace: replayed.trace.text.clone(),
             token: Some(Token::new(self.scenario.clone(), indices.to_vec()).encode()),
         });

@@ -53,10 +53,6 @@ pub enum Command {
     Compare(CompareArgs),
     /// List every registered recipe: name, family, origin, summary.
     List,
-    /// Measure a real ZooKeeper (round trip, service time per read, write
-    /// and watch notification) and print the `[timing]` section that makes
-    /// `compare`'s timing model match it.
-    Calibrate(CalibrateArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -143,36 +139,6 @@ pub struct CompareArgs {
     /// `zkcheck calibrate --out` writes) [default: the calibrated defaults].
     #[arg(long, value_name = "FILE")]
     pub timing: Option<PathBuf>,
-    /// Also run every cell on a real ZooKeeper (a private test server on
-    /// loopback, needs Debian's `zookeeper`) and print the same figures
-    /// beside the simulated ones. Fault-free comparisons only.
-    #[arg(long)]
-    pub real: bool,
-    /// With `--real`: use this server (host:port) instead of starting one.
-    #[arg(long, value_name = "HOST:PORT", requires = "real")]
-    pub real_server: Option<String>,
-    /// With `--real`: runs per recipe and client count on the real server, 1 to 100.
-    #[arg(long, default_value_t = 1, requires = "real")]
-    pub real_runs: u64,
-}
-
-/// `zkcheck calibrate`: measure a real server for the timing model.
-#[derive(Debug, clap::Args)]
-pub struct CalibrateArgs {
-    /// The server to measure (host:port); without it a private test server
-    /// is started on loopback (needs Debian's `zookeeper`).
-    #[arg(long, value_name = "HOST:PORT")]
-    pub server: Option<String>,
-    /// Also write the `[timing]` section to this file (for `compare --timing`
-    /// or a scenario file).
-    #[arg(long, value_name = "FILE")]
-    pub out: Option<PathBuf>,
-    /// Requests per measurement, 10 to 100000.
-    #[arg(long, default_value_t = 4000)]
-    pub samples: u64,
-    /// Measure this many times (1 to 100) and keep each parameter's median.
-    #[arg(long, default_value_t = 5)]
-    pub repeat: u64,
 }
 
 /// `--strategy` values: the CLI's own type, so that the library's
@@ -274,7 +240,6 @@ fn dispatch(cli: Cli, io: &mut Io) -> Exit {
         Command::Replay(args) => replay::replay(&args, io),
         Command::Compare(args) => crate::compare::cli(&args, io),
         Command::List => list::list(io),
-        Command::Calibrate(args) => crate::calibrate::cli(&args, io),
     }
 }
 

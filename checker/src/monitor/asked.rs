@@ -14,11 +14,11 @@
 
 use std::collections::BTreeMap;
 
-use zkrecipes::AppEvent;
-use zksim::{ClientId, Happening, Tick};
+use zkrecipes::{AnyRecipe, AppEvent};
+use zksim::{ClientId, Happening, Tick, World};
 
 use super::view::{who, View};
-use super::{Monitor, Property, Sim, StepLog, Violation};
+use super::{Monitor, Property, StepLog, Violation};
 
 /// What a client's last lock event was.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -92,10 +92,10 @@ fn unasked(client: ClientId, fence: i64, now: Tick, before: Option<Last>) -> Vio
 }
 
 impl Monitor for AskedMonitor {
-    fn observe(&mut self, world: &Sim, step: &StepLog) -> Result<(), Violation> {
+    fn observe(&mut self, world: &World<AnyRecipe>, step: &StepLog) -> Result<(), Violation> {
         self.on_step(world, step)
     }
-    fn finish(&mut self, _world: &Sim) -> Result<(), Violation> {
+    fn finish(&mut self, _world: &World<AnyRecipe>) -> Result<(), Violation> {
         Ok(())
     }
 }

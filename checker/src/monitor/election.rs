@@ -9,10 +9,10 @@
 use std::collections::BTreeMap;
 
 use zkrecipes::AppEvent;
-use zksim::{ClientId, Happening};
+use zksim::{ClientId, Happening, World};
 
 use super::view::{who, End, Measured, View};
-use super::{Monitor, Property, Sim, StepLog, Violation};
+use super::{Monitor, Property, StepLog, Violation};
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct ElectionMonitor {
@@ -85,10 +85,10 @@ impl ElectionMonitor {
 }
 
 impl<C: zksim::Client<Event = zkrecipes::AppEvent>> Monitor<C> for ElectionMonitor {
-    fn observe(&mut self, world: &Sim<C>, step: &StepLog) -> Result<(), Violation> {
+    fn observe(&mut self, world: &World<C>, step: &StepLog) -> Result<(), Violation> {
         self.on_step(world, step)
     }
-    fn finish(&mut self, world: &Sim<C>) -> Result<(), Violation> {
+    fn finish(&mut self, world: &World<C>) -> Result<(), Violation> {
         self.on_finish(&End::of(world))
     }
 }

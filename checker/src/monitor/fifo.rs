@@ -17,10 +17,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use zkrecipes::AppEvent;
-use zksim::{ClientId, Happening, SessionId};
+use zksim::{ClientId, Happening, SessionId, World};
 
 use super::view::{who, Measured, Sessions, View};
-use super::{Monitor, Property, Sim, StepLog, Violation};
+use super::{Monitor, Property, StepLog, Violation};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct Wait {
@@ -170,10 +170,10 @@ impl FifoMonitor {
 }
 
 impl<C: zksim::Client<Event = zkrecipes::AppEvent>> Monitor<C> for FifoMonitor {
-    fn observe(&mut self, world: &Sim<C>, step: &StepLog) -> Result<(), Violation> {
+    fn observe(&mut self, world: &World<C>, step: &StepLog) -> Result<(), Violation> {
         self.on_step(world, step)
     }
-    fn finish(&mut self, _world: &Sim<C>) -> Result<(), Violation> {
+    fn finish(&mut self, _world: &World<C>) -> Result<(), Violation> {
         Ok(())
     }
 }

@@ -16,11 +16,11 @@ use std::collections::BTreeMap;
 
 use zkrecipes::wakeups::{Release, WakeupLedger};
 use zkrecipes::{AppEvent, Family};
-use zksim::{ClientId, Delivery, Happening};
+use zksim::{ClientId, Delivery, Happening, World};
 
-use super::figures::Histogram;
+use super::tally::Histogram;
 use super::view::{who, Measured, View};
-use super::{Monitor, Property, Sim, StepLog, Violation};
+use super::{Monitor, Property, StepLog, Violation};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct HerdMonitor {
@@ -93,7 +93,7 @@ impl HerdMonitor {
     }
 
     /// Add what this monitor measured to `figures`.
-    pub fn add_figures(&self, figures: &mut super::Figures) {
+    pub fn add_figures(&self, figures: &mut super::Tally) {
         let l = &self.ledger;
         figures.acquisitions += l.acquisitions();
         figures.requests += l.requests();
@@ -128,10 +128,10 @@ fn herd_violation(view: &impl View, rel: &Release, event: &zksim::WatchedEvent) 
 }
 
 impl<C: zksim::Client<Event = zkrecipes::AppEvent>> Monitor<C> for HerdMonitor {
-    fn observe(&mut self, world: &Sim<C>, step: &StepLog) -> Result<(), Violation> {
+    fn observe(&mut self, world: &World<C>, step: &StepLog) -> Result<(), Violation> {
         self.on_step(world, step)
     }
-    fn finish(&mut self, _world: &Sim<C>) -> Result<(), Violation> {
+    fn finish(&mut self, _world: &World<C>) -> Result<(), Violation> {
         self.on_finish();
         Ok(())
     }
@@ -141,14 +141,14 @@ impl<C: zksim::Client<Event = zkrecipes::AppEvent>> Monitor<C> for HerdMonitor {
 mod tests {
     use super::*;
     use crate::monitor::testkit::*;
-    use crate::monitor::Figures;
+    use crate::monitor::Tally;
     use zkrecipes::wakeups::history::{creates, lists, sees};
     use zksim::EventType;
 
     const LOCK: &str = "/lock/lock";
 
-    fn figures(m: &HerdMonitor) -> Figures {
-        let mut f = Figures::default();
+    fn figures(m: &HerdMonitor) -> Tally {
+        let mut f = Tally::default();
         m.add_figures(&mut f);
         f
     }

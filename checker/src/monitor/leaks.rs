@@ -30,10 +30,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use zkrecipes::lock::names::sequence_of;
 use zkrecipes::AppEvent;
-use zksim::{ClientId, Delivery, Happening, Op, OpId, SessionId};
+use zksim::{ClientId, Delivery, Happening, Op, OpId, SessionId, World};
 
 use super::view::{is_under, who, End, Measured, Sessions, View};
-use super::{Monitor, Property, Sim, StepLog, Violation};
+use super::{Monitor, Property, StepLog, Violation};
 
 /// What a client counts as its own node right now.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -201,11 +201,11 @@ impl LeakMonitor {
 }
 
 impl<C: zksim::Client<Event = zkrecipes::AppEvent>> Monitor<C> for LeakMonitor {
-    fn observe(&mut self, world: &Sim<C>, step: &StepLog) -> Result<(), Violation> {
+    fn observe(&mut self, world: &World<C>, step: &StepLog) -> Result<(), Violation> {
         self.on_step(world, step);
         Ok(())
     }
-    fn finish(&mut self, world: &Sim<C>) -> Result<(), Violation> {
+    fn finish(&mut self, world: &World<C>) -> Result<(), Violation> {
         self.on_finish(&End::of(world))
     }
 }

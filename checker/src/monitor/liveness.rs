@@ -23,11 +23,11 @@
 use std::collections::BTreeMap;
 
 use zkrecipes::AppEvent;
-use zksim::{ClientId, Happening, SessionId};
+use zksim::{ClientId, Happening, SessionId, World};
 
 use super::view::{who, End, Measured, Sessions, View};
 use super::waitfor::{self, WatchBook};
-use super::{Monitor, Property, Sim, StepLog, Violation};
+use super::{Monitor, Property, StepLog, Violation};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Phase {
@@ -188,11 +188,11 @@ impl LivenessMonitor {
 }
 
 impl<C: zksim::Client<Event = zkrecipes::AppEvent>> Monitor<C> for LivenessMonitor {
-    fn observe(&mut self, world: &Sim<C>, step: &StepLog) -> Result<(), Violation> {
+    fn observe(&mut self, world: &World<C>, step: &StepLog) -> Result<(), Violation> {
         self.on_step(world, step);
         Ok(())
     }
-    fn finish(&mut self, world: &Sim<C>) -> Result<(), Violation> {
+    fn finish(&mut self, world: &World<C>) -> Result<(), Violation> {
         self.on_finish(&End::of(world)).map(|_| ())
     }
 }

@@ -8,9 +8,6 @@
 use zkrecipes::{AnyRecipe, AppEvent};
 use zksim::{Client, Happening, World};
 
-/// The world the checker explores: the registered recipes by default, or
-/// any recipe type `C`.
-pub type Sim<C = AnyRecipe> = World<C>;
 /// One step's history.
 pub type StepLog = [Happening<AppEvent>];
 
@@ -61,17 +58,16 @@ pub trait Monitor<C: Client<Event = AppEvent> = AnyRecipe>:
     Clone + std::hash::Hash + Eq + std::fmt::Debug
 {
     /// Look at what one step did (the world is already after the step).
-    fn observe(&mut self, world: &Sim<C>, step: &StepLog) -> Result<(), Violation>;
+    fn observe(&mut self, world: &World<C>, step: &StepLog) -> Result<(), Violation>;
     /// The run ended (no event enabled, or the step bound reached):
     /// judge what can only be judged at the end (liveness, leaks).
-    fn finish(&mut self, world: &Sim<C>) -> Result<(), Violation>;
+    fn finish(&mut self, world: &World<C>) -> Result<(), Violation>;
 }
 
 pub mod asked;
 pub mod election;
 pub mod fenced;
 pub mod fifo;
-pub mod figures;
 pub mod herd;
 pub mod leaks;
 pub mod liveness;
@@ -79,10 +75,11 @@ pub mod mutex;
 pub mod owner;
 pub mod queue;
 pub mod set;
+pub mod tally;
 #[doc(hidden)]
 pub mod testkit;
 pub mod view;
 pub mod waitfor;
 
-pub use figures::{Figures, Histogram};
 pub use set::MonitorSet;
+pub use tally::{Histogram, Tally};

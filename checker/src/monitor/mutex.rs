@@ -14,10 +14,10 @@
 use std::collections::BTreeMap;
 
 use zkrecipes::{AppEvent, Family};
-use zksim::{ClientId, Happening};
+use zksim::{ClientId, Happening, World};
 
 use super::view::{who, Measured, View};
-use super::{Monitor, Property, Sim, StepLog, Violation};
+use super::{Monitor, Property, StepLog, Violation};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct Hold {
@@ -122,10 +122,10 @@ impl MutexMonitor {
 }
 
 impl<C: zksim::Client<Event = zkrecipes::AppEvent>> Monitor<C> for MutexMonitor {
-    fn observe(&mut self, world: &Sim<C>, step: &StepLog) -> Result<(), Violation> {
+    fn observe(&mut self, world: &World<C>, step: &StepLog) -> Result<(), Violation> {
         self.on_step(world, step)
     }
-    fn finish(&mut self, _world: &Sim<C>) -> Result<(), Violation> {
+    fn finish(&mut self, _world: &World<C>) -> Result<(), Violation> {
         Ok(())
     }
 }

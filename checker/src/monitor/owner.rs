@@ -28,10 +28,10 @@
 use std::collections::BTreeMap;
 
 use zkrecipes::AppEvent;
-use zksim::{ClientId, Happening, SessionId, Tick};
+use zksim::{ClientId, Happening, SessionId, Tick, World};
 
 use super::view::{who, View};
-use super::{Monitor, Property, Sim, StepLog, Violation};
+use super::{Monitor, Property, StepLog, Violation};
 
 /// What a client believes it holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -194,10 +194,10 @@ impl OwnerMonitor {
 }
 
 impl<C: zksim::Client<Event = AppEvent>> Monitor<C> for OwnerMonitor {
-    fn observe(&mut self, world: &Sim<C>, step: &StepLog) -> Result<(), Violation> {
+    fn observe(&mut self, world: &World<C>, step: &StepLog) -> Result<(), Violation> {
         self.on_step(world, step)
     }
-    fn finish(&mut self, _world: &Sim<C>) -> Result<(), Violation> {
+    fn finish(&mut self, _world: &World<C>) -> Result<(), Violation> {
         Ok(())
     }
 }

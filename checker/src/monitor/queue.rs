@@ -22,10 +22,10 @@
 use std::collections::BTreeMap;
 
 use zkrecipes::AppEvent;
-use zksim::{ClientId, Delivery, Happening, Response};
+use zksim::{ClientId, Delivery, Happening, Response, World};
 
 use super::view::{who, End, Measured, View};
-use super::{Monitor, Property, Sim, StepLog, Violation};
+use super::{Monitor, Property, StepLog, Violation};
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct QueueMonitor {
@@ -191,10 +191,10 @@ impl QueueMonitor {
 }
 
 impl<C: zksim::Client<Event = zkrecipes::AppEvent>> Monitor<C> for QueueMonitor {
-    fn observe(&mut self, world: &Sim<C>, step: &StepLog) -> Result<(), Violation> {
+    fn observe(&mut self, world: &World<C>, step: &StepLog) -> Result<(), Violation> {
         self.on_step(world, step)
     }
-    fn finish(&mut self, world: &Sim<C>) -> Result<(), Violation> {
+    fn finish(&mut self, world: &World<C>) -> Result<(), Violation> {
         self.on_finish(&End::of(world))
     }
 }

@@ -4,7 +4,7 @@
 //! exclusion, fencing, FIFO, herd, liveness and leaks; queues and elections
 //! their own), plus any other property a scenario names, so that figures are
 //! always complete. Only *hard* properties stop a run; *report* properties
-//! are counted in [`Figures::violations`] (once per run each); the rest are
+//! are counted in [`Tally::violations`] (once per run each); the rest are
 //! measured and otherwise ignored.
 //!
 //! Only the monitors of hard properties are part of the set's identity
@@ -16,21 +16,21 @@
 use std::collections::BTreeSet;
 
 use zkrecipes::Family;
-use zksim::Client;
+use zksim::{Client, World};
 
 use super::asked::AskedMonitor;
 use super::election::ElectionMonitor;
 use super::fenced::FencedMonitor;
 use super::fifo::FifoMonitor;
-use super::figures::Figures;
 use super::herd::HerdMonitor;
 use super::leaks::LeakMonitor;
 use super::liveness::LivenessMonitor;
 use super::mutex::MutexMonitor;
 use super::owner::OwnerMonitor;
 use super::queue::QueueMonitor;
+use super::tally::Tally;
 use super::view::{End, Measured};
-use super::{Property, Sim, StepLog, Violation};
+use super::{Property, StepLog, Violation};
 
 /// One group of monitors (each present or not).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -66,7 +66,7 @@ impl Monitors {
 
     fn observe<C: Client>(
         &mut self,
-        world: &Sim<C>,
+        world: &World<C>,
         step: &StepLog,
         verdicts: &mut Vec<Violation>,
     ) {
@@ -104,7 +104,7 @@ impl Monitors {
         verdicts.extend(results.into_iter().flatten().filter_map(Result::err));
     }
 
-    fn add_figures(&self, f: &mut Figures) {
+    fn add_figures(&self, f: &mut Tally) {
         if let Some(m) = &self.herd {
             m.add_figures(f);
         }
@@ -206,19 +206,23 @@ impl MonitorSet {
 
     /// Observe what starting the world did (`World::new_with_log`'s log).
     /// A hard violation there is returned by the next `observe`/`finish`.
-    pub fn start<C: Client>(&mut self, world: &Sim<C>, log: &StepLog) {
+    pub fn start<C: Client>(&mut self, world: &World<C>, log: &StepLog) {
         if let Err(v) = self.observe(world, log) {
             self.at_start.get_or_insert(v);
         }
     }
 
-    pub fn observe<C: Client>(&mut self, world: &Sim<C>, step: &StepLog) -> Result<(), Violation> {
+    pub fn observe<C: Client>(
+        &mut self,
+        world: &World<C>,
+        step: &StepLog,
+    ) -> Result<(), Violation> {
         self.judged.observe(world, step, &mut self.scratch.0);
         self.measured.0.observe(world, step, &mut self.scratch.0);
         self.weigh()
     }
 
-    pub fn finish<C: Client>(&mut self, world: &Sim<C>) -> Result<(), Violation> {
+    pub fn finish<C: Client>(&mut self, world: &World<C>) -> Result<(), Violation> {
         let end = End::of(world);
         self.finish_with(&end)
     }
@@ -231,10 +235,10 @@ impl MonitorSet {
     }
 
     /// What this run measured so far (one run).
-    pub fn figures(&self) -> Figures {
-        let mut f = Figures {
+    pub fn figures(&self) -> Tally {
+        let mut f = Tally {
             runs: 1,
-            ..Figures::default()
+            ..Tally::default()
         };
         self.judged.add_figures(&mut f);
         self.measured.0.add_figures(&mut f);

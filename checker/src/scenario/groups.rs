@@ -87,6 +87,17 @@ pub fn validate<C: RecipeSet>(groups: &[ClientGroup]) -> Result<(), GroupError> 
         if g.role.is_empty() {
             return Err(err(i, "role", "a group's `role` must not be empty".into()));
         }
+        if crate::aim::Role::by_name(&g.role).is_some() {
+            return Err(err(
+                i,
+                "role",
+                format!(
+                    "a group's `role` may not be `{}`: that names a built-in role of \
+                     `[faults.aim]` (a client's momentary part, not its group)",
+                    g.role
+                ),
+            ));
+        }
         match family {
             None => family = Some((group_family, i)),
             Some((f, first)) if f != group_family => {
@@ -130,6 +141,21 @@ pub fn validate<C: RecipeSet>(groups: &[ClientGroup]) -> Result<(), GroupError> 
         ));
     }
     Ok(())
+}
+
+/// The role names of a scenario's clients, each once, in client order:
+/// the groups' roles, or `recipe` (every client's role) without groups.
+pub fn role_names<'a>(groups: &'a [ClientGroup], recipe: &'a str) -> Vec<&'a str> {
+    let mut names: Vec<&str> = Vec::new();
+    for g in groups {
+        if !names.contains(&g.role.as_str()) {
+            names.push(&g.role);
+        }
+    }
+    if names.is_empty() {
+        names.push(recipe);
+    }
+    names
 }
 
 /// The member that client `client` is, in a list of groups.

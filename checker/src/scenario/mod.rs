@@ -426,6 +426,7 @@ impl<C: RecipeSet> Scenario<C> {
                     ));
                 }
             }
+            self.check_group_aim(kind, target)?;
         }
         if let Some(target) = a.partitions {
             if self.faults.partitions == 0 {
@@ -435,6 +436,7 @@ impl<C: RecipeSet> Scenario<C> {
                         .into(),
                 );
             }
+            self.check_group_aim("partitions", target)?;
             if let Target::Index(s) = target {
                 if s == 0 || s >= self.ensemble.servers {
                     return Err(format!(
@@ -473,6 +475,29 @@ impl<C: RecipeSet> Scenario<C> {
         }
     }
 
+    /// A group aim must index one of the scenario's role names.
+    fn check_group_aim(&self, kind: &str, target: Target) -> Result<(), String> {
+        match target {
+            Target::Group(g) if g >= self.roles().len() => Err(format!(
+                "`faults.aim.{kind}` names group role #{g}, but the scenario has {} role name(s)",
+                self.roles().len()
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// Each client's role, as an index into [`Scenario::roles`] (what a
+    /// group aim is matched against).
+    pub fn client_roles(&self) -> Vec<usize> {
+        let roles = self.roles();
+        (0..self.clients)
+            .map(|c| {
+                let role = self.member(c).role;
+                roles.iter().position(|r| *r == role).unwrap_or(0)
+            })
+            .collect()
+    }
+
     /// What client `client` is: its recipe, role and workload.
     pub fn member(&self, client: usize) -> Member<'_> {
         groups::member(&self.groups, client).unwrap_or(Member {
@@ -491,14 +516,7 @@ impl<C: RecipeSet> Scenario<C> {
 
     /// The scenario's role names, each once, in client order.
     pub fn roles(&self) -> Vec<&str> {
-        let mut roles: Vec<&str> = Vec::new();
-        for c in 0..self.clients {
-            let role = self.member(c).role;
-            if !roles.contains(&role) {
-                roles.push(role);
-            }
-        }
-        roles
+        groups::role_names(&self.groups, &self.recipe)
     }
 
     /// What client `client` is built from.

@@ -209,7 +209,9 @@ impl AimDoc {
         .all(|a| a.is_none())
     }
 
-    fn of(aims: &Aims) -> Self {
+    /// `roles`: the scenario's role names ([`Scenario::roles`]), which
+    /// group aims index.
+    fn of(aims: &Aims, roles: &[&str]) -> Self {
         let value = |t: Option<Target>| {
             t.map(|t| {
                 Spanned::new(
@@ -217,6 +219,9 @@ impl AimDoc {
                     match t {
                         Target::Index(i) => toml::Value::Integer(i as i64),
                         Target::Role(r) => toml::Value::String(r.name().to_string()),
+                        Target::Group(g) => {
+                            toml::Value::String(roles.get(g).copied().unwrap_or("?").to_string())
+                        }
                     },
                 )
             })
@@ -432,19 +437,29 @@ pub(super) fn from_str<C: RecipeSet>(
             (groups[0].recipe.clone(), total, groups)
         }
     };
+    // A role name in an aim is a built-in role or a `[[clients]]` group's.
+    let group_roles = super::groups::role_names(&groups, &recipe);
     let target = |value: &Option<Spanned<toml::Value>>| -> Result<Option<Target>, ScenarioError> {
         let Some(v) = value else { return Ok(None) };
         match v.get_ref() {
             toml::Value::Integer(i) if *i >= 0 => Ok(Some(Target::Index(*i as usize))),
-            toml::Value::String(name) => Role::by_name(name)
-                .map(|r| Some(Target::Role(r)))
-                .ok_or_else(|| {
-                    let known: Vec<_> = ROLES.iter().map(|r| r.name()).collect();
-                    at(
-                        Some(v.span()),
-                        format!("unknown role `{name}`; known roles: {}", known.join(", ")),
-                    )
-                }),
+            toml::Value::String(name) => {
+                if let Some(r) = Role::by_name(name) {
+                    return Ok(Some(Target::Role(r)));
+                }
+                if let Some(g) = group_roles.iter().position(|r| r == name) {
+                    return Ok(Some(Target::Group(g)));
+                }
+                let known: Vec<&str> = ROLES
+                    .iter()
+                    .map(|r| r.name())
+                    .chain(group_roles.iter().copied())
+                    .collect();
+                Err(at(
+                    Some(v.span()),
+                    format!("unknown role `{name}`; known roles: {}", known.join(", ")),
+                ))
+            }
             _ => Err(at(
                 Some(v.span()),
                 "an aim is a client index (a number ≥ 0) or a role name".to_string(),
@@ -652,7 +667,7 @@ pub(super) fn to_canonical<C: zksim::Client>(s: &Scenario<C>) -> String {
                 crashes: s.faults.crashes,
                 partitions: s.faults.partitions,
                 kills: s.faults.kills,
-                aim: AimDoc::of(&s.aims),
+                aim: AimDoc::of(&s.aims, &super::groups::role_names(&s.groups, &s.recipe)),
             },
         ),
         pin: s
@@ -879,6 +894,41 @@ hard = ["queue"]
         let plain = Scenario::parse(GOOD, "t.toml").unwrap();
         assert!(plain.groups.is_empty());
         assert_eq!(plain.member(1).role, "idle");
+    }
+
+    #[test]
+    fn a_fault_aimed_at_a_group_role_round_trips_and_unknown_roles_are_named() {
+        let text = GROUPS.replace(
+            "[checks]",
+            "[faults]\nexpiries = 1\npartitions = 1\n[faults.aim]\nexpiries = \"consumer\"\n\
+             partitions = \"producer\"\n[checks]",
+        );
+        let s = Scenario::parse(&text, "g.toml").unwrap();
+        assert_eq!(s.aims.expiries, Some(Target::Group(1)));
+        assert_eq!(s.aims.partitions, Some(Target::Group(0)));
+        assert_eq!(s.client_roles(), vec![0, 0, 1, 1, 1]);
+        let again = Scenario::parse(&to_canonical(&s), "canon").unwrap();
+        assert_eq!(s, again);
+
+        let e = Scenario::parse(
+            &text.replace("expiries = \"consumer\"", "expiries = \"eater\""),
+            "g.toml",
+        )
+        .unwrap_err();
+        assert!(
+            e.message.contains(
+                "unknown role `eater`; known roles: holder, waiter, leader, producer, consumer"
+            ),
+            "{e}"
+        );
+        // A group may not take a built-in role's name: an aim could not
+        // tell which is meant.
+        let e = Scenario::parse(
+            &GROUPS.replace("role = \"consumer\"", "role = \"holder\""),
+            "g.toml",
+        )
+        .unwrap_err();
+        assert!(e.message.contains("may not be `holder`"), "{e}");
     }
 
     #[test]

@@ -1,9 +1,9 @@
 //! What a run costs in time: acquisition latency, the run's total time,
 //! how busy the servers were, how many watch notifications they sent — in
 //! model time for a timed simulated run ([`run_timed`]), in wall time for
-//! a real server's run ([`super::real`]), measured by one [`TimeLedger`].
+//! a real server's run (`zkreal`'s `compare` example), measured by one [`TimeLedger`].
 //!
-//! Like [`Figures`], everything merges exactly (sums and histograms), so a
+//! Like [`Tally`](crate::monitor::Tally), everything merges exactly (sums and histograms), so a
 //! cell's figures do not depend on the order or threads its seeds ran on.
 
 use std::collections::BTreeMap;
@@ -12,7 +12,7 @@ use zkrecipes::{AppEvent, RecipeSet};
 use zksim::{Delivery, Happening};
 
 use super::TimedChooser;
-use crate::monitor::figures::{ratio, Histogram};
+use crate::monitor::tally::{ratio, Histogram};
 use crate::run::{drive, Ending, RunOutcome};
 use crate::scenario::Scenario;
 

@@ -10,14 +10,14 @@
 //! seeded RNG only for jitter and fault arrivals). Same seed, same trace.
 //!
 //! - [`Timing`]: the parameters (`[timing]` in a scenario file), with
-//!   defaults measured on a real server by `zkcheck calibrate`;
+//!   defaults measured on a real server by `zkreal`'s `calibrate` example
+//!   ([`Timing::calibrated`] turns its measurements into parameters);
 //! - [`scheduler`]: the timed chooser (servers are FIFO queues);
-//! - [`figures`]: what a timed run measures in model time, and
-//!   [`figures::run_timed`];
-//! - [`real`]: the same figures measured on a real ZooKeeper.
+//! - [`figures`]: what a timed run measures in model time
+//!   ([`figures::run_timed`]); its [`figures::TimeLedger`] also measures a
+//!   real server's run (`zkreal`'s `compare` example), from the same log.
 
 pub mod figures;
-pub mod real;
 pub mod scheduler;
 
 use serde::{Deserialize, Serialize};
@@ -32,7 +32,8 @@ pub const TICK_US: u64 = zksim::TICK_MS as u64 * 1000;
 
 /// The timing model's parameters, in model microseconds (`[timing]`).
 ///
-/// The defaults were measured by `cargo run --release -- calibrate` (five
+/// The defaults were measured by `cargo run --release -p zkreal --example
+/// calibrate` (five
 /// measurements, each parameter's median) on 2026-11-23 against Debian's
 /// ZooKeeper 3.8 (standalone, loopback, the test server's configuration
 /// with `forceSync=no`, clients on one tokio thread as in the real-server
@@ -69,8 +70,8 @@ pub struct Timing {
     /// A client's cost to handle one message (reply or event) or timer.
     pub client_us: u64,
     /// Whether every client runs on one thread (one CPU queue for all of
-    /// them, as the real-server example and `compare --real` run them on
-    /// one tokio thread) rather than each on its own. Matters only with a
+    /// them, as `zkreal`'s `lock` and `compare` examples run them on one
+    /// tokio thread) rather than each on its own. Matters only with a
     /// `client_us` above 0; calibration folds the client side into the
     /// saturated service times, so the default is `false`.
     pub shared_client_cpu: bool,
@@ -83,7 +84,7 @@ pub struct Timing {
 }
 
 impl Default for Timing {
-    /// Measured by `cargo run --release -- calibrate` (2026-11-23, see the
+    /// Measured by `zkreal`'s `calibrate` example (2026-11-23, see the
     /// type's docs).
     fn default() -> Self {
         Timing {
@@ -121,6 +122,67 @@ impl Timing {
         l::JITTER_PERCENT.check(self.jitter_percent)?;
         l::FAULT_INTERVAL_US.check(self.fault_interval_us)?;
         Ok(())
+    }
+
+    /// The parameters from one measurement of a real server (µs):
+    /// - `read_us`, `write_us`: the cost per request with many in flight
+    ///   (a queue drains at one request per service time);
+    /// - `notify_us`: the cost per notification of a burst;
+    /// - `latency_us`: half of what an idle read's round trip adds to its
+    ///   service time;
+    /// - `commit_delay_us`: how much longer an idle write's round trip is
+    ///   than a read's, beyond the difference of their service times;
+    /// - `peer_latency_us` = `latency_us` and `apply_us` = `read_us` (a
+    ///   standalone server has no follower to measure; loopback is
+    ///   loopback); the rest keep their defaults (`client_us` = 0: the
+    ///   client side's cost is inside the saturated figures).
+    pub fn calibrated(
+        round_trip_read_us: f64,
+        round_trip_write_us: f64,
+        read_us: f64,
+        write_us: f64,
+        notify_us: f64,
+    ) -> Timing {
+        let us = |v: f64| v.round().max(0.0) as u64;
+        let latency = ((round_trip_read_us - read_us) / 2.0).max(0.0);
+        let delay = round_trip_write_us - round_trip_read_us - (write_us - read_us);
+        Timing {
+            latency_us: us(latency),
+            peer_latency_us: us(latency),
+            read_us: us(read_us),
+            write_us: us(write_us),
+            commit_delay_us: us(delay),
+            notify_us: us(notify_us),
+            apply_us: us(read_us),
+            client_us: 0,
+            ..Timing::default()
+        }
+    }
+
+    /// Each parameter's median over several calibrations (the upper middle
+    /// one for an even count; the defaults for none).
+    pub fn median(all: &[Timing]) -> Timing {
+        if all.is_empty() {
+            return Timing::default();
+        }
+        let median = |f: fn(&Timing) -> u64| {
+            let mut v: Vec<u64> = all.iter().map(f).collect();
+            v.sort_unstable();
+            v[v.len() / 2]
+        };
+        Timing {
+            latency_us: median(|t| t.latency_us),
+            peer_latency_us: median(|t| t.peer_latency_us),
+            read_us: median(|t| t.read_us),
+            write_us: median(|t| t.write_us),
+            commit_delay_us: median(|t| t.commit_delay_us),
+            notify_us: median(|t| t.notify_us),
+            apply_us: median(|t| t.apply_us),
+            client_us: median(|t| t.client_us),
+            jitter_percent: median(|t| t.jitter_percent),
+            fault_interval_us: median(|t| t.fault_interval_us),
+            shared_client_cpu: all[all.len() / 2].shared_client_cpu,
+        }
     }
 
     /// The `[timing]` section that sets every parameter to these values.

@@ -6,7 +6,7 @@
 //! - `log`: the leader's committed log and its trimming;
 //! - `session`: the leader's session tracker (expiry, S22);
 //! - `connection`: a client's outbound / taken / inbound queues (S18, S21, S27);
-//! - `registry`: the client library's watch memory (S25);
+//! - `client_watches`: the client library's watch memory (S25);
 //! - `slot`: everything kept about one client;
 //! - `ensemble`: ordering, applying, answering (S19, S27–S29);
 //! - `handler`: calling a client's logic and routing what it asks for;
@@ -69,13 +69,13 @@
 //!   sends and `close_session` after them (`Cx` does not record their
 //!   interleaving).
 
+mod client_watches;
 mod connection;
 mod enabled;
 mod ensemble;
 mod fault;
 mod handler;
 mod log;
-mod registry;
 mod server;
 mod session;
 mod slot;
@@ -87,7 +87,7 @@ use crate::fingerprint::StableHasher;
 use crate::proto::{Op, Reply, SessionEvent, SessionId, Tick, WatchedEvent, Zxid};
 use crate::tree::{DataTree, Txn};
 
-pub use registry::{ClientWatches, WatchKind, WatchReg};
+pub use client_watches::{ClientWatches, WatchKind, WatchReg};
 pub use session::SESSION_ID_BASE;
 
 use self::log::CommitLog;
@@ -478,7 +478,7 @@ impl<C: Client> World<C> {
     pub fn client_last_zxid(&self, id: ClientId) -> Zxid {
         self.clients[id].last_zxid
     }
-    /// The client library's watch registry (what `SetWatches` would send).
+    /// The client library's watch memory (what `SetWatches` would send).
     pub fn client_watches(&self, id: ClientId) -> &ClientWatches {
         &self.clients[id].watches
     }

@@ -9,7 +9,7 @@ use crate::proto::{Reply, SessionId, Tick, WatchedEvent, Zxid};
 use crate::tree::{DataTree, Trigger, Txn};
 use crate::watch::WatchManager;
 
-use super::registry::ClientWatches;
+use super::client_watches::ClientWatches;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Server {

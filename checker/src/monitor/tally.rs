@@ -1,0 +1,226 @@
+//! What the monitors measure, as a [`Tally`]: numbers that merge exactly
+//! across runs. (Named apart from `zkrecipes::figures::LockFigures`, the
+//! cost figures of one lock run counted from its history alone, which the
+//! real-server example prints.)
+//!
+//! Every count is a plain sum and every distribution is a histogram
+//! (value → how many times), so merging the figures of many seeds, in any
+//! order and on any number of threads, gives the same result as one long run.
+//!
+//! The lock figures use one set of definitions (see [`super::herd`] for the
+//! wakeup rules); `zkrecipes::figures::LockFigures`, which the real-server
+//! example computes from a live ZooKeeper's history, follows the same
+//! definitions for the subset it reports (wakeups, wakeups per release,
+//! requests), so simulator and real-server numbers can be set side by side.
+
+use std::collections::BTreeMap;
+
+use super::Property;
+
+/// A histogram of non-negative integer samples. Merges exactly.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Histogram {
+    counts: BTreeMap<u64, u64>,
+}
+
+impl Histogram {
+    pub fn record(&mut self, value: u64) {
+        *self.counts.entry(value).or_insert(0) += 1;
+    }
+    pub fn merge(&mut self, other: &Histogram) {
+        for (&value, &n) in &other.counts {
+            *self.counts.entry(value).or_insert(0) += n;
+        }
+    }
+    /// How many samples.
+    pub fn len(&self) -> u64 {
+        self.counts.values().sum()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.counts.is_empty()
+    }
+    pub fn sum(&self) -> u64 {
+        self.counts.iter().map(|(v, n)| v * n).sum()
+    }
+    pub fn max(&self) -> Option<u64> {
+        self.counts.keys().next_back().copied()
+    }
+    /// 0 when there are no samples.
+    pub fn mean(&self) -> f64 {
+        ratio(self.sum(), self.len())
+    }
+    /// The smallest sample with at least `q` of the samples at or below it
+    /// (nearest-rank). `None` when empty.
+    pub fn quantile(&self, q: f64) -> Option<u64> {
+        let n = self.len();
+        if n == 0 {
+            return None;
+        }
+        let rank = ((q.clamp(0.0, 1.0) * n as f64).ceil() as u64).max(1);
+        let mut seen = 0;
+        for (&value, &count) in &self.counts {
+            seen += count;
+            if seen >= rank {
+                return Some(value);
+            }
+        }
+        self.max()
+    }
+    /// Samples by value, ascending.
+    pub fn iter(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.counts.iter().map(|(&v, &n)| (v, n))
+    }
+}
+
+/// `numerator / denominator`, 0 when nothing was counted.
+pub fn ratio(numerator: u64, denominator: u64) -> f64 {
+    if denominator == 0 {
+        0.0
+    } else {
+        numerator as f64 / denominator as f64
+    }
+}
+
+/// Measured figures of one or many runs, merged by [`Tally::merge`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Tally {
+    /// Runs merged into these figures.
+    pub runs: u64,
+    /// `Acquired` events.
+    pub acquisitions: u64,
+    /// `Released` events.
+    pub releases: u64,
+    /// Requests clients sent (`Happening::Sent`): each costs the ensemble a round trip.
+    pub requests: u64,
+    /// Node-watch events delivered to a waiting client.
+    pub wakeups: u64,
+    /// Wakeups that did not lead the woken client to acquire (see [`super::herd`]).
+    pub wasted_wakeups: u64,
+    /// Per release: how many wakeups it caused.
+    pub wakeups_per_release: Histogram,
+    /// Per release: how many of its wakeups were wasted.
+    pub wasted_per_release: Histogram,
+    /// Wait from `Requested` to `Acquired`, in ticks.
+    pub latency: Histogram,
+    /// Pairs (earlier waiter, overtaking client) breaking FIFO.
+    pub fifo_violations: u64,
+    /// Writes the fenced resource rejected because their fence was stale.
+    pub stale_writes: u64,
+    /// Writes the fenced resource accepted.
+    pub accepted_writes: u64,
+    /// Moments two clients believed they held an exclusive lock at once.
+    pub overlaps: u64,
+    /// Queue items offered and taken.
+    pub offered: u64,
+    pub taken: u64,
+    /// Times a client came to believe it leads.
+    pub elections: u64,
+    /// Runs whose end liveness judged stuck.
+    pub stuck_runs: u64,
+    /// Runs cut off (step or time bound) while work was left.
+    pub cut_off_runs: u64,
+    /// Recipe znodes left behind after every client finished.
+    pub leaked_nodes: u64,
+    /// Violations of report-only (and hard) properties, by property, one per run at most.
+    pub violations: BTreeMap<Property, u64>,
+}
+
+impl Tally {
+    pub fn merge(&mut self, other: &Tally) {
+        self.runs += other.runs;
+        self.acquisitions += other.acquisitions;
+        self.releases += other.releases;
+        self.requests += other.requests;
+        self.wakeups += other.wakeups;
+        self.wasted_wakeups += other.wasted_wakeups;
+        self.wakeups_per_release.merge(&other.wakeups_per_release);
+        self.wasted_per_release.merge(&other.wasted_per_release);
+        self.latency.merge(&other.latency);
+        self.fifo_violations += other.fifo_violations;
+        self.stale_writes += other.stale_writes;
+        self.accepted_writes += other.accepted_writes;
+        self.overlaps += other.overlaps;
+        self.offered += other.offered;
+        self.taken += other.taken;
+        self.elections += other.elections;
+        self.stuck_runs += other.stuck_runs;
+        self.cut_off_runs += other.cut_off_runs;
+        self.leaked_nodes += other.leaked_nodes;
+        for (&p, &n) in &other.violations {
+            *self.violations.entry(p).or_insert(0) += n;
+        }
+    }
+
+    /// Wakeups per acquisition (0 when nothing was acquired).
+    pub fn wakeups_per_acquisition(&self) -> f64 {
+        ratio(self.wakeups, self.acquisitions)
+    }
+    /// Requests per acquisition (0 when nothing was acquired).
+    pub fn requests_per_acquisition(&self) -> f64 {
+        ratio(self.requests, self.acquisitions)
+    }
+    pub fn max_wakeups_per_release(&self) -> u64 {
+        self.wakeups_per_release.max().unwrap_or(0)
+    }
+    pub fn mean_wakeups_per_release(&self) -> f64 {
+        self.wakeups_per_release.mean()
+    }
+    pub fn max_wasted_per_release(&self) -> u64 {
+        self.wasted_per_release.max().unwrap_or(0)
+    }
+    pub fn mean_wasted_per_release(&self) -> f64 {
+        self.wasted_per_release.mean()
+    }
+    pub fn mean_latency(&self) -> f64 {
+        self.latency.mean()
+    }
+    pub fn p99_latency(&self) -> u64 {
+        self.latency.quantile(0.99).unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn histogram_quantiles_use_nearest_rank() {
+        let mut h = Histogram::default();
+        for v in 1..=100 {
+            h.record(v);
+        }
+        assert_eq!(h.quantile(0.99), Some(99));
+        assert_eq!(h.quantile(0.5), Some(50));
+        assert_eq!(h.quantile(1.0), Some(100));
+        assert_eq!(h.max(), Some(100));
+        assert_eq!(h.mean(), 50.5);
+        assert_eq!(Histogram::default().quantile(0.99), None);
+    }
+
+    #[test]
+    fn merging_is_exact_and_order_free() {
+        let mut a = Tally {
+            runs: 1,
+            acquisitions: 2,
+            ..Tally::default()
+        };
+        a.latency.record(3);
+        a.violations.insert(Property::NoHerd, 1);
+        let mut b = Tally {
+            runs: 1,
+            acquisitions: 5,
+            ..Tally::default()
+        };
+        b.latency.record(7);
+        b.latency.record(3);
+        let mut ab = a.clone();
+        ab.merge(&b);
+        let mut ba = b.clone();
+        ba.merge(&a);
+        assert_eq!(ab, ba);
+        assert_eq!(ab.acquisitions, 7);
+        assert_eq!(ab.latency.len(), 3);
+        assert_eq!(ab.latency.sum(), 13);
+        assert_eq!(ab.violations.get(&Property::NoHerd), Some(&1));
+    }
+}

@@ -1,0 +1,168 @@
+//! The conformance suite's machinery: one multi-session script, run on the
+//! simulator and on a real ZooKeeper, observed the same way on both.
+//!
+//! A [`Script`] is a list of [`ScriptStep`]s in one global order: "session 1
+//! creates `/a`", "session 0 closes", "session 2's session expires". Each
+//! step completes (its reply, or the fault's visible effect) before the next
+//! one begins, and everything a step causes elsewhere (watch events to other
+//! sessions) is delivered before the next step too. Both runners enforce
+//! that order, so what each session observes is deterministic on both
+//! sides and can be compared item by item.
+//!
+//! Paths starting with `/@` are relative to the script's own fresh root
+//! node (created, unobserved, before the first step), so scripts can share
+//! one real server without seeing each other and every parent they touch
+//! starts with fresh counters. See `docs/CONFORMANCE.md`.
+
+mod observe;
+pub mod real;
+pub mod sim;
+
+pub use observe::{normalize, Frame, Obs, Outcome, Owner, Seen, StatView, ZxidView};
+
+/// The step index of the hidden setup op (creating the script's root).
+pub const SETUP: usize = usize::MAX;
+
+use zksim::Op;
+
+/// What one session does at one step.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Action {
+    /// Send the op and wait for its reply.
+    Op(Op),
+    /// `close()` the session and wait until the server ended it.
+    Close,
+    /// The server expires the session (real: the network goes silent until
+    /// the server gives up on it; sim: `Fault::KillSession`, which ends it
+    /// at once — what the script observes is the same: `Disconnected`, then
+    /// `Expired` on reconnect). The client then reconnects and learns `Expired`.
+    Expire,
+    /// The connection breaks and stays down (real: the proxy holds every
+    /// byte and drops the connection; sim: `Fault::DropConnection`).
+    Disconnect,
+    /// A disconnected session reconnects (same session: `SetWatches`).
+    Reconnect,
+}
+
+/// One step of a script.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ScriptStep {
+    pub session: usize,
+    pub action: Action,
+}
+
+/// A named multi-session script.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Script {
+    /// Named after the rule it shows (`S5_suffix_skips_deletes`).
+    pub name: String,
+    pub sessions: usize,
+    pub steps: Vec<ScriptStep>,
+}
+
+impl Script {
+    pub fn new(name: impl Into<String>, sessions: usize) -> Self {
+        Script {
+            name: name.into(),
+            sessions,
+            steps: Vec::new(),
+        }
+    }
+    /// Session `session` does `op` and waits for its reply.
+    pub fn op(mut self, session: usize, op: Op) -> Self {
+        self.steps.push(ScriptStep {
+            session,
+            action: Action::Op(op),
+        });
+        self
+    }
+    pub fn act(mut self, session: usize, action: Action) -> Self {
+        self.steps.push(ScriptStep { session, action });
+        self
+    }
+    /// Whether the session ever needs a fault on its connection.
+    pub fn has_faults(&self, session: usize) -> bool {
+        self.steps.iter().any(|s| {
+            s.session == session
+                && matches!(
+                    s.action,
+                    Action::Expire | Action::Disconnect | Action::Reconnect
+                )
+        })
+    }
+    pub fn expires(&self, session: usize) -> bool {
+        self.steps
+            .iter()
+            .any(|s| s.session == session && s.action == Action::Expire)
+    }
+    /// The script with every `/@` path prefix replaced by `root`.
+    pub fn rooted(&self, root: &str) -> Script {
+        let mut out = self.clone();
+        for step in &mut out.steps {
+            if let Action::Op(op) = &mut step.action {
+                root_op(op, root);
+            }
+        }
+        out
+    }
+    /// The script, one step per line.
+    pub fn listing(&self) -> String {
+        let mut out = format!("script {} ({} sessions)\n", self.name, self.sessions);
+        for (i, step) in self.steps.iter().enumerate() {
+            let what = match &step.action {
+                Action::Op(op) => format!("{op:?}"),
+                other => format!("{other:?}"),
+            };
+            out.push_str(&format!("  {i:>3}: s{} {what}\n", step.session));
+        }
+        out
+    }
+}
+
+fn root_op(op: &mut Op, root: &str) {
+    let path = match op {
+        Op::Create { path, .. }
+        | Op::Delete { path, .. }
+        | Op::Exists { path, .. }
+        | Op::GetData { path, .. }
+        | Op::SetData { path, .. }
+        | Op::GetChildren { path, .. }
+        | Op::Sync { path }
+        | Op::Check { path, .. } => path,
+        Op::Multi(ops) => {
+            ops.iter_mut().for_each(|op| root_op(op, root));
+            return;
+        }
+    };
+    if let Some(rest) = path.strip_prefix("/@") {
+        *path = format!("{root}{rest}");
+    }
+}
+
+/// What every session observed, per session, normalized.
+pub type Observations = Vec<Vec<Obs>>;
+
+/// The first difference, rendered side by side with the script; `None` when equal.
+pub fn compare(script: &Script, sim: &Observations, real: &Observations) -> Option<String> {
+    if sim == real {
+        return None;
+    }
+    let mut out = script.listing();
+    for session in 0..sim.len().max(real.len()) {
+        let empty = Vec::new();
+        let s = sim.get(session).unwrap_or(&empty);
+        let r = real.get(session).unwrap_or(&empty);
+        out.push_str(&format!("session {session}: simulator | real\n"));
+        for i in 0..s.len().max(r.len()) {
+            let left = s.get(i).map_or("—".to_string(), |o| format!("{o}"));
+            let right = r.get(i).map_or("—".to_string(), |o| format!("{o}"));
+            let mark = if left == right { "   " } else { "!! " };
+            out.push_str(&format!(
+                "  {mark}{left}\n  {mark}{:>w$}| {right}\n",
+                "",
+                w = 0
+            ));
+        }
+    }
+    Some(out)
+}

@@ -1,0 +1,480 @@
+//! Run a [`Script`] on a real ZooKeeper, in the script's order.
+//!
+//! Why not [`crate::drive`]: the driver runs sans-IO clients side by
+//! side, each reacting only to its own inputs, so a client cannot wait for
+//! *another* session's step without polling on a 100 ms timer. A script
+//! needs one global order, so this conductor holds every session's handle
+//! and performs the steps itself. It reuses the driver's translation
+//! (`ops::perform`, `map_event`, `WatchClass`) and its `WakeSet`, which
+//! yields each connection's replies and notifications in wire order.
+//!
+//! After each step, every other connected session does a *barrier* read
+//! (`exists("/")`, not recorded): the server queued the step's
+//! notifications on their connections before it answered the step, so
+//! once a barrier is answered everything the step caused there has been
+//! delivered. The simulator needs no barrier: its scheduler delivers
+//! everything outstanding before the next step.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::io;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use zksim::{Op, SessionEvent, SessionId};
+use zookeeper_client as zk;
+
+use super::observe::{Frame, Seen};
+use super::sim::{base_zxid, strip_setup};
+use super::{normalize, Action, Observations, Script, SETUP};
+use crate::ops::{self, Answer, WatchClass};
+use crate::wakeset::WakeSet;
+use crate::{FaultProxy, TestServer};
+
+/// The session timeout asked for a session the script expires: short, so
+/// the server gives up on it quickly once the network is silent.
+const EXPIRING_TIMEOUT: Duration = Duration::from_millis(1000);
+/// Every other session's timeout: long enough never to expire by accident.
+const LONG_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long one step may take before the run is declared stuck.
+const STEP_LIMIT: Duration = Duration::from_secs(15);
+
+enum Outcome {
+    Answer {
+        session: usize,
+        step: usize,
+        answer: Answer,
+    },
+    Barrier {
+        session: usize,
+    },
+    Watch {
+        session: usize,
+        key: u64,
+        event: zk::WatchedEvent,
+    },
+    State {
+        session: usize,
+        state: zk::SessionState,
+        watcher: zk::StateWatcher,
+    },
+}
+
+/// A session's connection as the conductor last saw it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Link {
+    Connected,
+    Disconnected,
+    Expired,
+    Closed,
+}
+
+struct Slot {
+    handle: Option<zk::Client>,
+    proxy: Option<FaultProxy>,
+    link: Link,
+    session: SessionId,
+    armed: BTreeMap<u64, (String, WatchClass)>,
+    seen: Vec<Seen>,
+}
+
+struct Conductor<'s> {
+    server: &'s TestServer,
+    slots: Vec<Slot>,
+    set: WakeSet<Outcome>,
+    next_key: u64,
+    /// What the last handled outcome was, for `until`.
+    last: Option<Done>,
+}
+
+/// What a handled outcome completed; what a step waits for.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Done {
+    /// Session's reply to the op of step.
+    Answer(usize, usize),
+    /// Session answered its barrier read.
+    Barrier(usize),
+    /// Session's connection reached this state.
+    State(usize, Link),
+}
+
+impl fmt::Display for Done {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Done::Answer(k, SETUP) => write!(f, "s{k}'s reply to the setup create"),
+            Done::Answer(k, step) => write!(f, "s{k}'s reply at step {step}"),
+            Done::Barrier(k) => write!(f, "s{k}'s barrier read"),
+            Done::State(k, link) => write!(f, "s{k} to become {link:?}"),
+        }
+    }
+}
+
+/// Why a script could not be run to its end on the real server. Each is a
+/// harness failure (the server, the network, a script the conductor cannot
+/// play), never a difference from the simulator: those are observations.
+#[derive(Debug)]
+pub enum ConductorError {
+    /// The server's connect string is not an address.
+    Address(std::net::AddrParseError),
+    /// The fault proxy of a session could not start.
+    Proxy { session: usize, source: io::Error },
+    /// A session could not connect.
+    Connect { session: usize, source: zk::Error },
+    /// A step names a session the script does not have.
+    NoSession { step: usize, session: usize },
+    /// A step sends an op on a session the script already closed.
+    Closed { step: usize, session: usize },
+    /// A fault step on a session that has no proxy (the script said it has
+    /// no faults on it).
+    NoProxy { session: usize },
+    /// Nothing completed what a step waits for within the step limit.
+    Stuck { waiting_for: Done },
+    /// The server's `dump` (to watch for an expiry) failed.
+    Dump(io::Error),
+    /// The server kept a silenced session past the step limit.
+    NeverExpired { session: usize, id: SessionId },
+    /// The hidden setup create (the script's root) did not succeed.
+    SetupFailed,
+}
+
+impl fmt::Display for ConductorError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConductorError::Address(e) => write!(f, "server address: {e}"),
+            ConductorError::Proxy { session, source } => {
+                write!(f, "s{session}'s fault proxy did not start: {source}")
+            }
+            ConductorError::Connect { session, source } => {
+                write!(f, "s{session} could not connect: {source}")
+            }
+            ConductorError::NoSession { step, session } => {
+                write!(f, "step {step}: no session {session}")
+            }
+            ConductorError::Closed { step, session } => {
+                write!(f, "step {step}: s{session} is closed")
+            }
+            ConductorError::NoProxy { session } => write!(
+                f,
+                "s{session} has no fault proxy (the script has no fault on it)"
+            ),
+            ConductorError::Stuck { waiting_for } => {
+                write!(f, "stuck: waited {STEP_LIMIT:?} for {waiting_for}")
+            }
+            ConductorError::Dump(e) => write!(f, "the server's `dump` failed: {e}"),
+            ConductorError::NeverExpired { session, id } => {
+                write!(f, "the server never expired s{session} (0x{id:x})")
+            }
+            ConductorError::SetupFailed => write!(f, "the setup create failed"),
+        }
+    }
+}
+
+impl std::error::Error for ConductorError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ConductorError::Address(e) => Some(e),
+            ConductorError::Proxy { source, .. } | ConductorError::Dump(source) => Some(source),
+            ConductorError::Connect { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+/// Run `script` (already rooted at `root`) on `server`.
+pub async fn run(
+    script: &Script,
+    root: &str,
+    server: &TestServer,
+) -> Result<Observations, ConductorError> {
+    let upstream: SocketAddr = server
+        .connect_string()
+        .parse()
+        .map_err(ConductorError::Address)?;
+    let mut conductor = Conductor {
+        server,
+        slots: Vec::new(),
+        set: WakeSet::default(),
+        next_key: 0,
+        last: None,
+    };
+    for k in 0..script.sessions.max(1) {
+        let proxy = if script.has_faults(k) {
+            Some(
+                FaultProxy::start(upstream)
+                    .map_err(|source| ConductorError::Proxy { session: k, source })?,
+            )
+        } else {
+            None
+        };
+        let connect = proxy
+            .as_ref()
+            .map_or_else(|| server.connect_string(), FaultProxy::connect_string);
+        let timeout = if script.expires(k) {
+            EXPIRING_TIMEOUT
+        } else {
+            LONG_TIMEOUT
+        };
+        let handle = zk::Client::connector()
+            .with_session_timeout(timeout)
+            .connect(&connect)
+            .await
+            .map_err(|source| ConductorError::Connect { session: k, source })?;
+        let watcher = handle.state_watcher();
+        conductor.push_state(k, watcher);
+        conductor.slots.push(Slot {
+            session: handle.session_id().0,
+            handle: Some(handle),
+            proxy,
+            link: Link::Connected,
+            armed: BTreeMap::new(),
+            seen: Vec::new(),
+        });
+    }
+    let setup = Op::Create {
+        path: root.to_string(),
+        data: Vec::new(),
+        mode: zksim::CreateMode::Persistent,
+    };
+    conductor.op(0, SETUP, setup).await?;
+    for (i, step) in script.steps.iter().enumerate() {
+        let k = step.session;
+        if k >= conductor.slots.len() {
+            return Err(ConductorError::NoSession {
+                step: i,
+                session: k,
+            });
+        }
+        match &step.action {
+            Action::Op(op) => conductor.op(k, i, op.clone()).await?,
+            Action::Close => conductor.close(k).await?,
+            Action::Expire => conductor.expire(k).await?,
+            Action::Disconnect => conductor.disconnect(k).await?,
+            Action::Reconnect => conductor.reconnect(k, i).await?,
+        }
+        conductor.barrier(k).await?;
+    }
+    let seen: Vec<Vec<Seen>> = conductor.slots.iter().map(|s| s.seen.clone()).collect();
+    let sessions: Vec<Vec<SessionId>> = conductor.slots.iter().map(|s| vec![s.session]).collect();
+    // Leave no sessions (and so no ephemerals) behind for the next script.
+    for slot in &mut conductor.slots {
+        slot.handle = None;
+        if let Some(proxy) = &slot.proxy {
+            proxy.resume();
+        }
+    }
+    let base = base_zxid(&seen[0]).ok_or(ConductorError::SetupFailed)?;
+    let frame = Frame {
+        base,
+        sessions: &sessions,
+    };
+    Ok(normalize(&strip_setup(seen), &frame))
+}
+
+impl Conductor<'_> {
+    fn proxy(&self, k: usize) -> Result<&FaultProxy, ConductorError> {
+        self.slots[k]
+            .proxy
+            .as_ref()
+            .ok_or(ConductorError::NoProxy { session: k })
+    }
+
+    fn push_state(&mut self, session: usize, mut watcher: zk::StateWatcher) {
+        self.set.push(async move {
+            let state = watcher.changed().await;
+            Outcome::State {
+                session,
+                state,
+                watcher,
+            }
+        });
+    }
+
+    /// Handle outcomes until one completes `done`.
+    async fn until(&mut self, done: Done) -> Result<(), ConductorError> {
+        let deadline = tokio::time::Instant::now() + STEP_LIMIT;
+        loop {
+            let outcome = tokio::select! {
+                outcome = self.set.next() => outcome,
+                () = tokio::time::sleep_until(deadline) => {
+                    return Err(ConductorError::Stuck { waiting_for: done });
+                }
+            };
+            self.handle(outcome);
+            if self.last.take() == Some(done) {
+                return Ok(());
+            }
+        }
+    }
+
+    fn handle(&mut self, outcome: Outcome) {
+        match outcome {
+            Outcome::Answer {
+                session,
+                step,
+                answer,
+            } => {
+                if let Some(armed) = answer.watch {
+                    let key = self.next_key;
+                    self.next_key += 1;
+                    self.slots[session]
+                        .armed
+                        .insert(key, (armed.path, armed.class));
+                    let watcher = armed.watcher;
+                    self.set.push(async move {
+                        Outcome::Watch {
+                            session,
+                            key,
+                            event: watcher.changed().await,
+                        }
+                    });
+                }
+                self.slots[session].seen.push(Seen::Reply {
+                    step,
+                    reply: answer.reply,
+                });
+                self.last = Some(Done::Answer(session, step));
+            }
+            Outcome::Barrier { session } => self.last = Some(Done::Barrier(session)),
+            Outcome::Watch {
+                session,
+                key,
+                event,
+            } => {
+                let slot = &mut self.slots[session];
+                if slot.armed.remove(&key).is_none() {
+                    return;
+                }
+                let Some(event) = ops::map_event(&event) else {
+                    return;
+                };
+                // One notification reaches every library watcher of this
+                // path and class: the Java client delivers it once.
+                slot.armed
+                    .retain(|_, (path, class)| !(path == &event.path && class.hears(event.kind)));
+                slot.seen.push(Seen::Watch(event));
+            }
+            Outcome::State {
+                session,
+                state,
+                watcher,
+            } => {
+                let (event, link) = match state {
+                    zk::SessionState::Disconnected => {
+                        (Some(SessionEvent::Disconnected), Link::Disconnected)
+                    }
+                    zk::SessionState::SyncConnected => {
+                        (Some(SessionEvent::SyncConnected), Link::Connected)
+                    }
+                    zk::SessionState::Expired => (Some(SessionEvent::Expired), Link::Expired),
+                    zk::SessionState::Closed | zk::SessionState::AuthFailed => (None, Link::Closed),
+                    zk::SessionState::ConnectedReadOnly => {
+                        self.push_state(session, watcher);
+                        return;
+                    }
+                };
+                let slot = &mut self.slots[session];
+                if let Some(event) = event {
+                    slot.seen.push(Seen::Session(event));
+                }
+                slot.link = link;
+                if matches!(link, Link::Connected | Link::Disconnected) {
+                    self.push_state(session, watcher);
+                }
+                self.last = Some(Done::State(session, link));
+            }
+        }
+    }
+
+    async fn op(&mut self, k: usize, step: usize, op: Op) -> Result<(), ConductorError> {
+        let Some(handle) = self.slots[k].handle.clone() else {
+            return Err(ConductorError::Closed { step, session: k });
+        };
+        self.set.push(async move {
+            Outcome::Answer {
+                session: k,
+                step,
+                answer: ops::perform(handle, op).await,
+            }
+        });
+        self.until(Done::Answer(k, step)).await
+    }
+
+    /// Every connected session other than `except` answers a read, so that
+    /// every notification queued for it before now has been handled.
+    async fn barrier(&mut self, except: usize) -> Result<(), ConductorError> {
+        for j in 0..self.slots.len() {
+            let slot = &self.slots[j];
+            if j == except || slot.link != Link::Connected {
+                continue;
+            }
+            let Some(handle) = slot.handle.clone() else {
+                continue;
+            };
+            self.set.push(async move {
+                let _ = handle.check_stat("/").await;
+                Outcome::Barrier { session: j }
+            });
+            self.until(Done::Barrier(j)).await?;
+        }
+        Ok(())
+    }
+
+    async fn close(&mut self, k: usize) -> Result<(), ConductorError> {
+        // Dropping the last handle makes the library send `closeSession`.
+        self.slots[k].handle = None;
+        self.until(Done::State(k, Link::Closed)).await
+    }
+
+    async fn disconnect(&mut self, k: usize) -> Result<(), ConductorError> {
+        let proxy = self.proxy(k)?;
+        proxy.pause();
+        proxy.drop_connections();
+        self.until(Done::State(k, Link::Disconnected)).await
+    }
+
+    async fn reconnect(&mut self, k: usize, step: usize) -> Result<(), ConductorError> {
+        self.proxy(k)?.resume();
+        self.until(Done::State(k, Link::Connected)).await?;
+        // Collect what `SetWatches` brought back on this connection too.
+        let handle = self.slots[k]
+            .handle
+            .clone()
+            .ok_or(ConductorError::Closed { step, session: k })?;
+        self.set.push(async move {
+            let _ = handle.check_stat("/").await;
+            Outcome::Barrier { session: k }
+        });
+        self.until(Done::Barrier(k)).await
+    }
+
+    async fn expire(&mut self, k: usize) -> Result<(), ConductorError> {
+        let session = self.slots[k].session;
+        let id = format!("0x{session:x}");
+        self.proxy(k)?.pause();
+        let deadline = tokio::time::Instant::now() + STEP_LIMIT;
+        // Wait for the server to drop the session from its tracker.
+        loop {
+            let dump = self
+                .server
+                .four_letter("dump")
+                .map_err(ConductorError::Dump)?;
+            if !dump.contains(&id) {
+                break;
+            }
+            if tokio::time::Instant::now() > deadline {
+                return Err(ConductorError::NeverExpired {
+                    session: k,
+                    id: session,
+                });
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let proxy = self.proxy(k)?;
+        proxy.drop_connections();
+        proxy.resume();
+        if self.slots[k].link != Link::Expired {
+            self.until(Done::State(k, Link::Expired)).await?;
+        }
+        Ok(())
+    }
+}

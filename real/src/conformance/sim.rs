@@ -1,0 +1,267 @@
+//! Run a [`Script`] on the simulator: one server, and a scheduler that
+//! mirrors the script's order exactly.
+//!
+//! Each session is a [`Player`] that acts only when its timer fires; its
+//! timer is always due while it has actions left, and only the scheduler
+//! decides when to fire it. For each step the scheduler fires the player's
+//! timer (it sends its op or asks to close), lets the server take what the
+//! player queued, then delivers every message waiting for any client
+//! before the next step. Faults are the world's own (`KillSession`,
+//! `DropConnection`) followed, where the script says so, by `Connect`.
+
+use zksim::{
+    Client, Config, Cx, Event, Fault, FaultBudget, Op, OpId, Reply, Response, SessionEvent,
+    WatchedEvent, World,
+};
+
+use super::observe::{Frame, Seen};
+use super::{normalize, Action, Observations, Script, SETUP};
+
+/// What a player does when its timer fires.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Act {
+    Send { step: usize, op: Op },
+    Close,
+}
+
+/// One script session as a sans-IO client.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Player {
+    acts: Vec<Act>,
+    next: usize,
+    /// Which step each op id belongs to.
+    sent: Vec<(OpId, usize)>,
+    seen: Vec<Seen>,
+}
+
+impl Player {
+    fn new(acts: Vec<Act>) -> Self {
+        Player {
+            acts,
+            next: 0,
+            sent: Vec::new(),
+            seen: Vec::new(),
+        }
+    }
+    fn arm(&self, cx: &mut Cx<()>) {
+        if self.next < self.acts.len() {
+            cx.after(0);
+        }
+    }
+}
+
+impl Client for Player {
+    type Event = ();
+    fn start(&mut self, cx: &mut Cx<()>) {
+        self.arm(cx);
+    }
+    fn on_reply(&mut self, op: OpId, reply: Reply, _: &mut Cx<()>) {
+        let step = self
+            .sent
+            .iter()
+            .find(|(id, _)| *id == op)
+            .map_or(SETUP - 1, |(_, s)| *s);
+        self.seen.push(Seen::Reply { step, reply });
+    }
+    fn on_watch(&mut self, event: WatchedEvent, _: &mut Cx<()>) {
+        self.seen.push(Seen::Watch(event));
+    }
+    fn on_session(&mut self, event: SessionEvent, _: &mut Cx<()>) {
+        self.seen.push(Seen::Session(event));
+    }
+    fn on_timer(&mut self, cx: &mut Cx<()>) {
+        let Some(act) = self.acts.get(self.next).cloned() else {
+            return;
+        };
+        self.next += 1;
+        match act {
+            Act::Send { step, op } => {
+                let id = cx.send(op);
+                self.sent.push((id, step));
+            }
+            Act::Close => cx.close_session(),
+        }
+        self.arm(cx);
+    }
+    fn is_done(&self) -> bool {
+        self.next >= self.acts.len()
+    }
+}
+
+/// What went wrong running a script on the simulator (a script the world
+/// cannot play, e.g. `Reconnect` of a connected session).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unplayable(pub String);
+
+impl std::fmt::Display for Unplayable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the simulator cannot play the script: {}", self.0)
+    }
+}
+
+impl std::error::Error for Unplayable {}
+
+/// Run `script` (already rooted at `root`) and return what each session saw.
+pub fn run(script: &Script, root: &str) -> Result<Observations, Unplayable> {
+    let mut acts: Vec<Vec<Act>> = vec![Vec::new(); script.sessions.max(1)];
+    acts[0].push(Act::Send {
+        step: SETUP,
+        op: Op::Create {
+            path: root.to_string(),
+            data: Vec::new(),
+            mode: zksim::CreateMode::Persistent,
+        },
+    });
+    let mut faults = FaultBudget::default();
+    for (i, step) in script.steps.iter().enumerate() {
+        let Some(list) = acts.get_mut(step.session) else {
+            return Err(Unplayable(format!("step {i}: no session {}", step.session)));
+        };
+        match &step.action {
+            Action::Op(op) => list.push(Act::Send {
+                step: i,
+                op: op.clone(),
+            }),
+            Action::Close => list.push(Act::Close),
+            Action::Expire => faults.kills += 1,
+            Action::Disconnect => faults.connection_drops += 1,
+            Action::Reconnect => {}
+        }
+    }
+    let config = Config {
+        servers: 1,
+        faults,
+        ..Config::default()
+    };
+    let players = acts.into_iter().map(Player::new).collect();
+    let mut world = World::new(config, players);
+    let mut conductor = Conductor {
+        world: &mut world,
+        log: Vec::new(),
+    };
+    conductor.act(0)?;
+    for (i, step) in script.steps.iter().enumerate() {
+        let k = step.session;
+        let fail = |what: &str| Unplayable(format!("step {i}: s{k} cannot {what} now"));
+        match step.action {
+            Action::Op(_) | Action::Close => conductor.act(k)?,
+            Action::Expire => {
+                conductor.try_step(&Event::Fault(Fault::KillSession { client: k }), || {
+                    fail("expire")
+                })?;
+                conductor.drain();
+                conductor.try_step(
+                    &Event::Connect {
+                        client: k,
+                        server: 0,
+                    },
+                    || fail("reconnect after expiry"),
+                )?;
+            }
+            Action::Disconnect => {
+                conductor.try_step(&Event::Fault(Fault::DropConnection { client: k }), || {
+                    fail("drop its connection")
+                })?;
+            }
+            Action::Reconnect => {
+                conductor.try_step(
+                    &Event::Connect {
+                        client: k,
+                        server: 0,
+                    },
+                    || fail("reconnect"),
+                )?;
+            }
+        }
+        conductor.drain();
+    }
+    let seen: Vec<Vec<Seen>> = (0..world.num_clients())
+        .map(|k| world.client(k).seen.clone())
+        .collect();
+    let base = base_zxid(&seen[0]).ok_or_else(|| Unplayable("setup create failed".into()))?;
+    let sessions: Vec<Vec<i64>> = (0..world.num_clients())
+        .map(|k| vec![world.session_of(k)])
+        .collect();
+    let frame = Frame {
+        base,
+        sessions: &sessions,
+    };
+    Ok(normalize(&strip_setup(seen), &frame))
+}
+
+/// The czxid of the script's root node, from the setup op's reply.
+pub(crate) fn base_zxid(seen: &[Seen]) -> Option<i64> {
+    seen.iter().find_map(|s| match s {
+        Seen::Reply {
+            step: SETUP,
+            reply: Ok(Response::Created { stat, .. }),
+        } => Some(stat.czxid),
+        _ => None,
+    })
+}
+
+/// The observations without the setup op's reply.
+pub(crate) fn strip_setup(seen: Vec<Vec<Seen>>) -> Vec<Vec<Seen>> {
+    seen.into_iter()
+        .map(|s| {
+            s.into_iter()
+                .filter(|o| !matches!(o, Seen::Reply { step: SETUP, .. }))
+                .collect()
+        })
+        .collect()
+}
+
+struct Conductor<'w> {
+    world: &'w mut World<Player>,
+    log: Vec<zksim::Happening<()>>,
+}
+
+impl Conductor<'_> {
+    fn is_enabled(&self, event: &Event) -> bool {
+        let mut enabled = Vec::new();
+        self.world.enabled(&mut enabled);
+        enabled.contains(event)
+    }
+    fn try_step(
+        &mut self,
+        event: &Event,
+        fail: impl FnOnce() -> Unplayable,
+    ) -> Result<(), Unplayable> {
+        if !self.is_enabled(event) {
+            return Err(fail());
+        }
+        self.world.step(event, &mut self.log);
+        self.log.clear();
+        Ok(())
+    }
+    /// Session `k`'s next action: fire its timer, let the server take what
+    /// it queued, deliver everything.
+    fn act(&mut self, k: usize) -> Result<(), Unplayable> {
+        self.try_step(&Event::Timer { client: k }, || {
+            Unplayable(format!("s{k} has no action ready"))
+        })?;
+        while self.is_enabled(&Event::Request { client: k }) {
+            self.world
+                .step(&Event::Request { client: k }, &mut self.log);
+        }
+        self.drain();
+        Ok(())
+    }
+    /// Deliver every message waiting for any client.
+    fn drain(&mut self) {
+        let mut enabled = Vec::new();
+        loop {
+            enabled.clear();
+            self.world.enabled(&mut enabled);
+            let Some(event) = enabled
+                .iter()
+                .find(|e| matches!(e, Event::Receive { .. } | Event::Apply { .. }))
+                .cloned()
+            else {
+                break;
+            };
+            self.world.step(&event, &mut self.log);
+        }
+        self.log.clear();
+    }
+}

@@ -1,0 +1,9 @@
+//! Scripts and extra comparisons for the `conformance` test binary.
+
+pub mod checks;
+pub mod generated;
+pub mod herd;
+pub mod ops;
+pub mod ordering;
+pub mod refusals;
+pub mod scripts;

@@ -1,8 +1,0 @@
-//! Scripts and extra comparisons for the `conformance` test binary.
-
-pub mod checks;
-pub mod generated;
-pub mod herd;
-pub mod ops;
-pub mod ordering;
-pub mod scripts;
