@@ -181,7 +181,7 @@ pub const FAULT_INTERVAL_US: Limit = Limit {
     max: 3_600_000_000,
     why: "model microseconds between faults, on average",
 };
-/// `compare --real`: the real server's runs per cell.
+/// `--real-runs` of `zkreal`'s `compare` example: the real server's runs per cell.
 pub const REAL_RUNS: Limit = Limit {
     name: "--real-runs",
     min: 1,

@@ -179,19 +179,28 @@ pub fn write_compare(
     Ok(written)
 }
 
-/// The command line that regenerates the report.
+/// The command line that regenerates the report: `zkcheck compare`, or
+/// `zkreal`'s `compare` example when the rows carry real-server figures.
 pub fn command_line(config: &CompareConfig, rows: &[Row], dir: &Path) -> String {
-    let mut cmd = format!(
-        "cargo run --release -- compare --clients {} --faults {} --seeds {}",
-        config
-            .clients
-            .iter()
-            .map(|c| c.to_string())
-            .collect::<Vec<_>>()
-            .join(","),
-        if config.faults { "default" } else { "none" },
-        config.seeds,
-    );
+    let clients = config
+        .clients
+        .iter()
+        .map(|c| c.to_string())
+        .collect::<Vec<_>>()
+        .join(",");
+    let real = rows.iter().find_map(|r| r.real.as_ref());
+    let mut cmd = if real.is_some() {
+        format!(
+            "cargo run --release -p zkreal --example compare -- --clients {clients} --seeds {}",
+            config.seeds
+        )
+    } else {
+        format!(
+            "cargo run --release -- compare --clients {clients} --faults {} --seeds {}",
+            if config.faults { "default" } else { "none" },
+            config.seeds,
+        )
+    };
     if config.first_seed != 0 {
         let _ = write!(cmd, " --seed {}", config.first_seed);
     }
@@ -201,8 +210,7 @@ pub fn command_line(config: &CompareConfig, rows: &[Row], dir: &Path) -> String 
     if config.timing != crate::timing::Timing::default() {
         cmd.push_str(" --timing <FILE>");
     }
-    if let Some(real) = rows.iter().find_map(|r| r.real.as_ref()) {
-        cmd.push_str(" --real");
+    if let Some(real) = real {
         if real.figures.runs != 1 {
             let _ = write!(cmd, " --real-runs {}", real.figures.runs);
         }
@@ -276,9 +284,9 @@ pub fn markdown_in(config: &CompareConfig, rows: &[Row], dir: &Path) -> String {
         out.push_str(
             "\n## Simulated vs real server\n\n\
              The same cells on Debian's ZooKeeper 3.8 (a private standalone server on loopback, \
-             `zkrecipes::real::TestServer`), the clients driven by `zkrecipes::real` on one tokio \
-             thread exactly as the real-server example runs them (`cargo run --release -p \
-             zkrecipes --example lock`), counted by the same code. Real times are wall-clock \
+             `zkreal::TestServer`), the clients driven by `zkreal::drive` on one tokio thread \
+             exactly as the real-server example runs them (`cargo run --release -p zkreal \
+             --example lock`), counted by the same code. Real times are wall-clock \
              milliseconds; the real server's busy time cannot be seen from its clients (—). \
              *gap* is (sim − real) / real. With holds of a tick or more every waiter has set \
              its watch before each release, and the discrete figures follow from the recipes \

@@ -6,7 +6,7 @@
 //! busy per notification.
 //!
 //! Everything runs on one tokio thread, as the real-server example and
-//! `compare --real` run their clients: what is measured is the cost of the
+//! its `compare` example run their clients: what is measured is the cost of the
 //! whole loopback system (server, network stack, the client library on one
 //! thread), which is what the timing model must reproduce for them.
 //! Requests are pipelined by creating their futures before awaiting any

@@ -136,7 +136,7 @@ pub struct CompareArgs {
     #[arg(long, default_value_t = 2)]
     pub hold_ticks: u64,
     /// The timing model: a TOML file with a `[timing]` section (what
-    /// `zkcheck calibrate --out` writes) [default: the calibrated defaults].
+    /// `zkreal`'s `calibrate` example writes with `--out`) [default: the calibrated defaults].
     #[arg(long, value_name = "FILE")]
     pub timing: Option<PathBuf>,
 }
