@@ -100,3 +100,34 @@ fn timed_compare_agrees_with_a_real_server_on_wakeups_and_requests() {
          above could not tell a timing model from none"
     );
 }
+
+/// The calibration measures something of the real server: idle round
+/// trips longer than the per-request cost when many are in flight (a
+/// server that pipelines), and parameters that follow from them.
+#[test]
+fn calibration_measures_round_trips_and_service_times() {
+    let Some(server) = require_server() else {
+        return;
+    };
+    let c = zkreal::calibrate::calibrate(&server.connect_string(), 500, 8)
+        .expect("the calibration runs");
+    assert!(
+        c.round_trip_read_us > 0.0 && c.round_trip_write_us > 0.0,
+        "{c:?}"
+    );
+    assert!(c.read_us > 0.0 && c.write_us > 0.0, "{c:?}");
+    assert!(
+        c.read_us < c.round_trip_read_us,
+        "with 500 reads in flight each costs less than an idle round trip: {c:?}"
+    );
+    let t = zkcheck::timing::Timing::calibrated(
+        c.round_trip_read_us,
+        c.round_trip_write_us,
+        c.read_us,
+        c.write_us,
+        c.notify_us,
+    );
+    t.validate()
+        .expect("calibrated parameters are within the limits");
+    assert_eq!(t.read_us, c.read_us.round() as u64);
+}

@@ -148,3 +148,36 @@ fn a_timing_section_round_trips_and_bad_values_point_at_their_line() {
         .to_string();
     assert!(shown.contains("t.toml:5"), "{shown}");
 }
+
+#[test]
+fn calibration_figures_become_parameters_and_medians() {
+    // Idle read 120 µs with a 20 µs service: 50 µs each way. An idle write
+    // 200 µs with a 30 µs service: 70 µs more than a read beyond the
+    // 10 µs service difference is the commit delay.
+    let t = Timing::calibrated(120.0, 200.0, 20.0, 30.0, 15.0);
+    assert_eq!(
+        (
+            t.latency_us,
+            t.read_us,
+            t.write_us,
+            t.commit_delay_us,
+            t.notify_us
+        ),
+        (50, 20, 30, 70, 15)
+    );
+    // A round trip shorter than its service time gives no negative latency.
+    assert_eq!(
+        Timing::calibrated(10.0, 10.0, 20.0, 20.0, 0.0).latency_us,
+        0
+    );
+    let slow = Timing {
+        latency_us: 90,
+        ..t
+    };
+    let fast = Timing {
+        latency_us: 10,
+        ..t
+    };
+    assert_eq!(Timing::median(&[slow, t, fast]).latency_us, 50);
+    assert_eq!(Timing::median(&[]), Timing::default());
+}
