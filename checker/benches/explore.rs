@@ -1,7 +1,12 @@
 //! Exploration speed for the sequential lock with 3 clients:
-//! random schedules per second and BFS distinct states per second.
+//! random schedules per second and BFS distinct states per second, on one
+//! and two threads. docs/PERFORMANCE.md has the full-size figures.
 //!
-//! `cargo bench -p zkcheck`
+//! `cargo bench -p zkcheck --bench explore`
+
+/// The allocator the `zkcheck` binary uses, so that figures match the CLI.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
@@ -44,6 +49,11 @@ fn bfs_states(c: &mut Criterion) {
     group.throughput(Throughput::Elements(states));
     group.bench_function("bfs states", |b| {
         b.iter(|| black_box(bfs.explore(&scenario, &Progress::hidden())))
+    });
+    let mut parallel = Exhaustive::bfs(200).with_jobs(2);
+    parallel.max_states = bfs.max_states;
+    group.bench_function("bfs states, 2 jobs", |b| {
+        b.iter(|| black_box(parallel.explore(&scenario, &Progress::hidden())))
     });
     group.finish();
 }

@@ -4,11 +4,14 @@
 //! the same world with different monitor memories (say, one already saw a
 //! wasted wakeup) are not merged by visited-state dedup.
 
+use std::collections::hash_map::Entry;
+use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use zkrecipes::{AnyRecipe, AppEvent, RecipeSet};
-use zksim::{Event, Happening, World};
+use zksim::fingerprint::{stable_hash, StableHasher};
+use zksim::{Event, Happening, Sharing, World};
 
 use crate::aim::{Aims, Roles};
 use crate::invariant::Invariant;
@@ -19,10 +22,14 @@ use crate::scenario::Scenario;
 
 /// World + monitors: one value, `Clone + Hash + Eq`, over clients of
 /// recipe type `C` (the registered recipes by default).
+///
+/// The monitors are shared copy-on-write (like the world's big parts), so
+/// that copying a state is cheap and the many states an exhaustive search
+/// keeps can share equal monitor sets ([`Model::share_parts`]).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Model<C: RecipeSet = AnyRecipe> {
     pub world: World<C>,
-    pub monitors: MonitorSet,
+    pub monitors: Arc<MonitorSet>,
     /// Which client (or role) each fault kind may strike.
     pub aims: Aims,
     /// The roles clients play, kept only when some fault is aimed at a
@@ -30,6 +37,29 @@ pub struct Model<C: RecipeSet = AnyRecipe> {
     pub roles: Roles,
     /// The scenario's invariants: stateless, so not part of the identity.
     invariants: Measured<Arc<[Invariant<C>]>>,
+}
+
+/// Pools of shared parts for states kept at the same time.
+pub struct SharedParts<C: RecipeSet = AnyRecipe> {
+    world: Sharing<C>,
+    monitors: HashMap<u64, Arc<MonitorSet>>,
+}
+
+impl<C: RecipeSet> Default for SharedParts<C> {
+    fn default() -> Self {
+        SharedParts {
+            world: Sharing::default(),
+            monitors: HashMap::new(),
+        }
+    }
+}
+
+impl<C: RecipeSet> SharedParts<C> {
+    /// Forget every pooled part (states keep the parts they hold).
+    pub fn clear(&mut self) {
+        self.world.clear();
+        self.monitors.clear();
+    }
 }
 
 impl<C: RecipeSet> Model<C> {
@@ -68,10 +98,42 @@ impl<C: RecipeSet> Model<C> {
         }
         Model {
             world,
-            monitors,
+            monitors: Arc::new(monitors),
             aims,
             roles,
             invariants: Measured(scenario.always.iter().copied().collect()),
+        }
+    }
+
+    /// [`Model::new`] for exhaustive search: the monitors judge the hard
+    /// properties only ([`MonitorSet::judge_only`]), which is all a
+    /// verdict needs, so that each explored state is small and cheap to copy.
+    pub fn for_search(scenario: &Scenario<C>) -> Self {
+        let mut model = Self::new(scenario);
+        let monitors = Arc::unwrap_or_clone(model.monitors).judge_only();
+        model.monitors = Arc::new(monitors);
+        model
+    }
+
+    /// Make this state's big parts (client slots, servers, monitor set)
+    /// the pool's equal copies, so that the many states a search keeps at
+    /// once hold one copy of each. The state's value does not change.
+    ///
+    /// Monitor sets are pooled by their identity (`Eq`), which leaves out
+    /// what they only measure: a kept state may then carry another equal
+    /// state's measurements, just as visited-state dedup keeps the first.
+    pub fn share_parts(&mut self, parts: &mut SharedParts<C>) {
+        self.world.share_parts(&mut parts.world);
+        match parts.monitors.entry(stable_hash(&*self.monitors)) {
+            Entry::Occupied(entry) => {
+                let pooled = entry.get();
+                if !Arc::ptr_eq(pooled, &self.monitors) && **pooled == *self.monitors {
+                    self.monitors = Arc::clone(pooled);
+                }
+            }
+            Entry::Vacant(entry) => {
+                entry.insert(Arc::clone(&self.monitors));
+            }
         }
     }
 
@@ -109,7 +171,7 @@ impl<C: RecipeSet> Model<C> {
             if !self.aims.is_empty() {
                 self.roles.observe(log);
             }
-            self.monitors.observe(&self.world, log)?;
+            Arc::make_mut(&mut self.monitors).observe(&self.world, log)?;
             self.judge_invariants()
         })
         .unwrap_or_else(|caught| {
@@ -125,7 +187,7 @@ impl<C: RecipeSet> Model<C> {
 
     /// The run is over: judge end-of-run properties.
     pub fn finish(&mut self) -> Result<(), Violation> {
-        self.monitors.finish(&self.world)?;
+        Arc::make_mut(&mut self.monitors).finish(&self.world)?;
         self.judge_invariants()
     }
 
@@ -143,33 +205,10 @@ impl<C: RecipeSet> Model<C> {
 
     /// A fingerprint of world *and* monitors, for visited-state dedup.
     pub fn fingerprint(&self) -> u64 {
-        let mut h = Fnv64::default();
-        self.world.fingerprint().hash(&mut h);
+        let mut h = StableHasher::new();
+        h.write_u64(self.world.fingerprint());
         self.monitors.hash(&mut h);
         self.roles.hash(&mut h);
         h.finish()
-    }
-}
-
-/// FNV-1a: a fixed, seedless hash, the same in every process and on every
-/// machine (std's `DefaultHasher` promises neither across releases).
-#[derive(Clone, Copy)]
-pub struct Fnv64(u64);
-
-impl Default for Fnv64 {
-    fn default() -> Self {
-        Fnv64(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl Hasher for Fnv64 {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 ^= u64::from(b);
-            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
-    fn finish(&self) -> u64 {
-        self.0
     }
 }

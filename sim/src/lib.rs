@@ -29,7 +29,7 @@ pub use proto::{
 };
 pub use tree::DataTree;
 pub use world::{
-    ClientId, Config, Delivery, Event, Fault, FaultBudget, Happening, ServerId, World,
+    ClientId, Config, Delivery, Event, Fault, FaultBudget, Happening, ServerId, Sharing, World,
 };
 
 /// Simulated milliseconds per tick (ZooKeeper's `tickTime` in our tests is 100 ms).

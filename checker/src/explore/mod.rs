@@ -32,7 +32,7 @@ pub struct Options {
     pub schedules: u64,
     /// Random/PCT: first seed.
     pub seed: u64,
-    /// Worker threads for seeded sweeps (≥ 1). Never changes results.
+    /// Worker threads for seeded sweeps and BFS (≥ 1). Never changes results.
     pub jobs: usize,
     /// PCT: bug depth d.
     pub pct_depth: usize,
@@ -102,7 +102,9 @@ pub fn strategy<C: RecipeSet>(options: &Options) -> Box<dyn Strategy<C>> {
             chooser: random::RandomChooser::new,
         }),
         StrategyKind::Pct => Box::new(pct::PctSweep { options: *options }),
-        StrategyKind::Bfs => Box::new(exhaustive::Exhaustive::bfs(options.depth)),
+        StrategyKind::Bfs => {
+            Box::new(exhaustive::Exhaustive::bfs(options.depth).with_jobs(options.jobs))
+        }
         StrategyKind::Dfs => Box::new(exhaustive::Exhaustive::dfs(options.depth)),
     }
 }

@@ -14,7 +14,10 @@
 //! run is over) breaks the queue; a consumer taking an item that comes before
 //! one it already took breaks the order (several consumers racing may finish
 //! their takes in any order, so order is judged per consumer); at a quiescent
-//! end, an offered item nobody took is lost. A run that ends stuck (nothing
+//! end, an offered item nobody took breaks it, told apart by the leader's
+//! tree: its node gone is a **lost** item (a take applied whose reply was
+//! lost), its node still there an item **left queued** (the consumers
+//! stopped first; nothing lost). A run that ends stuck (nothing
 //! but time can happen, nobody paused or crashed) is judged too: an offered
 //! item whose node is gone from the leader's tree while nobody reported
 //! taking it is lost (a consumer that took it and did not know).
@@ -135,22 +138,53 @@ impl QueueMonitor {
         if !end.quiescent {
             return self.judge_stuck(end);
         }
-        let lost: Vec<String> = self
+        // Untaken items, told apart by the tree: a node gone with nobody
+        // reporting the take is a lost item (a delete applied whose reply was
+        // lost); a node still there is an item left queued (its consumer
+        // stopped before taking it: nothing lost, but never taken).
+        let mut lost = Vec::new();
+        let mut left = Vec::new();
+        for (i, (_, c)) in self
             .offered
             .iter()
             .filter(|(i, _)| !self.taken.contains_key(i))
-            .map(|(i, (_, c))| format!("item {i} (offered by {})", who(*c)))
-            .collect();
-        if lost.is_empty() {
+        {
+            match self.nodes.get(i) {
+                Some(path) if end.owner_of(path).is_none() => {
+                    lost.push(format!("item {i} (offered by {}, node {path})", who(*c)))
+                }
+                Some(path) => left.push(format!(
+                    "item {i} (offered by {}, still queued as {path})",
+                    who(*c)
+                )),
+                None => left.push(format!("item {i} (offered by {})", who(*c))),
+            }
+        }
+        if !lost.is_empty() {
+            return Err(Violation {
+                property: Property::QueueSafety,
+                explanation: format!(
+                    "every client is done, and {} gone from the queue that nobody reported \
+                     taking: {} — lost",
+                    if lost.len() == 1 {
+                        "an item is"
+                    } else {
+                        "items are"
+                    },
+                    lost.join(", ")
+                ),
+            });
+        }
+        if left.is_empty() {
             return Ok(());
         }
         Err(Violation {
             property: Property::QueueSafety,
             explanation: format!(
                 "every client is done, yet {} offered item{} never taken: {}",
-                lost.len(),
-                if lost.len() == 1 { " was" } else { "s were" },
-                lost.join(", ")
+                left.len(),
+                if left.len() == 1 { " was" } else { "s were" },
+                left.join(", ")
             ),
         })
     }
@@ -285,10 +319,46 @@ mod tests {
         m.on_step(&v, &[created(0, 5), offered(0, 1)]).unwrap();
         let err = m.on_finish(&quiescent()).unwrap_err();
         assert!(
-            err.explanation.contains("item 1 (offered by client 0)"),
+            err.explanation
+                .contains("item 1 (offered by client 0, node /q/item-5) — lost"),
             "{}",
             err.explanation
         );
+    }
+
+    /// At a quiescent end an untaken item is judged by the tree: its node
+    /// gone is lost (a take applied, its reply lost), its node still there
+    /// was left queued (a consumer stopped; nothing lost). Both break
+    /// `queue`, with different words; taking it passes.
+    #[test]
+    fn an_untaken_item_is_lost_or_left_queued_by_the_tree() {
+        let v = FakeView::new(2);
+        let run = |end: End| {
+            let mut m = QueueMonitor::new();
+            m.on_step(&v, &[created(0, 5), offered(0, 1)]).unwrap();
+            m.on_finish(&end)
+        };
+        let gone = End {
+            nodes: vec![("/q".into(), 0)],
+            ..quiescent()
+        };
+        let err = run(gone).unwrap_err();
+        assert!(err.explanation.contains("— lost"), "{}", err.explanation);
+        let still = End {
+            nodes: vec![("/q".into(), 0), ("/q/item-5".into(), 0)],
+            ..quiescent()
+        };
+        let err = run(still).unwrap_err();
+        assert!(
+            err.explanation.contains("still queued as /q/item-5")
+                && !err.explanation.contains("lost"),
+            "{}",
+            err.explanation
+        );
+        let mut m = QueueMonitor::new();
+        m.on_step(&v, &[created(0, 5), offered(0, 1), taken(1, 1)])
+            .unwrap();
+        assert_eq!(m.on_finish(&quiescent()), Ok(()));
     }
 
     /// Regression: an offer recovered by listing after `ConnectionLoss` (no

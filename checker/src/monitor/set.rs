@@ -64,6 +64,42 @@ impl Monitors {
         }
     }
 
+    /// Drop the monitors of the properties `keep` rejects. (Destructured
+    /// without `..`, so that a new monitor cannot be forgotten here.)
+    fn retain(&mut self, keep: impl Fn(Property) -> bool) {
+        fn keep_if<T>(slot: &mut Option<T>, keep: bool) {
+            if !keep {
+                *slot = None;
+            }
+        }
+        let Monitors {
+            mutex,
+            fenced,
+            fifo,
+            herd,
+            liveness,
+            leaks,
+            queue,
+            election,
+            asked,
+            owner,
+        } = self;
+        keep_if(mutex, keep(Property::MutualExclusion));
+        keep_if(fenced, keep(Property::FencedExclusion));
+        keep_if(fifo, keep(Property::Fifo));
+        keep_if(herd, keep(Property::NoHerd));
+        keep_if(liveness, keep(Property::Liveness));
+        keep_if(leaks, keep(Property::NoLeaks));
+        keep_if(queue, keep(Property::QueueSafety));
+        keep_if(election, keep(Property::Election));
+        keep_if(asked, keep(Property::AcquiredOnlyWhenAsked));
+        keep_if(owner, keep(Property::Owner));
+    }
+
+    fn is_empty(&self) -> bool {
+        *self == Monitors::default()
+    }
+
     fn observe<C: Client>(
         &mut self,
         world: &World<C>,
@@ -146,8 +182,12 @@ pub struct MonitorSet {
     report: Vec<Property>,
     /// Monitors of hard properties: the set's identity.
     judged: Monitors,
-    /// Every other monitor that runs: measured only.
-    measured: Measured<Monitors>,
+    /// Every other monitor that runs: measured only. Only the `report`
+    /// properties' (or `None`) when the set judges only
+    /// ([`MonitorSet::judge_only`]): exhaustive search keeps just what
+    /// decides a verdict in each explored state, so that a state is cheap
+    /// to copy and small to keep.
+    measured: Measured<Option<Box<Monitors>>>,
     /// Properties that broke in this run (reported once each).
     broken: Measured<BTreeSet<Property>>,
     /// A hard violation found while the world started, reported by the
@@ -179,13 +219,27 @@ impl MonitorSet {
             hard: hard.to_vec(),
             report: report.to_vec(),
             judged: Monitors::of(family, root, is_hard),
-            measured: Measured(Monitors::of(family, root, |p| {
+            measured: Measured(Some(Box::new(Monitors::of(family, root, |p| {
                 !is_hard(p) && (by_family(p) || report.contains(&p))
-            })),
+            })))),
             broken: Measured(BTreeSet::new()),
             at_start: None,
             scratch: Measured(Vec::new()),
         }
+    }
+
+    /// Drop every monitor that only measures, keeping those of the
+    /// scenario's `report` properties: the set then judges the hard
+    /// properties and counts report-only violations, and no other figure
+    /// is kept (what exhaustive search needs from each explored state).
+    pub fn judge_only(mut self) -> Self {
+        let report = &self.report;
+        let measured = self.measured.0.take().map(|mut m| {
+            m.retain(|p| report.contains(&p));
+            m
+        });
+        self.measured.0 = measured.filter(|m| !m.is_empty());
+        self
     }
 
     /// Sort the step's verdicts: the first hard violation is returned,
@@ -218,7 +272,9 @@ impl MonitorSet {
         step: &StepLog,
     ) -> Result<(), Violation> {
         self.judged.observe(world, step, &mut self.scratch.0);
-        self.measured.0.observe(world, step, &mut self.scratch.0);
+        if let Some(m) = self.measured.0.as_mut() {
+            m.observe(world, step, &mut self.scratch.0);
+        }
         self.weigh()
     }
 
@@ -230,7 +286,9 @@ impl MonitorSet {
     /// [`MonitorSet::finish`] on an end state read elsewhere (tests).
     pub fn finish_with(&mut self, end: &End) -> Result<(), Violation> {
         self.judged.finish(end, &mut self.scratch.0);
-        self.measured.0.finish(end, &mut self.scratch.0);
+        if let Some(m) = self.measured.0.as_mut() {
+            m.finish(end, &mut self.scratch.0);
+        }
         self.weigh()
     }
 
@@ -241,7 +299,9 @@ impl MonitorSet {
             ..Tally::default()
         };
         self.judged.add_figures(&mut f);
-        self.measured.0.add_figures(&mut f);
+        if let Some(m) = &self.measured.0 {
+            m.add_figures(&mut f);
+        }
         f.violations = self.broken.0.iter().map(|&p| (p, 1)).collect();
         f
     }

@@ -917,7 +917,7 @@ hard = ["queue"]
         .unwrap_err();
         assert!(
             e.message.contains(
-                "unknown role `eater`; known roles: holder, waiter, leader, producer, consumer"
+                "unknown role `eater`; known roles: holder, waiter, leader, releaser, queued, producer, consumer"
             ),
             "{e}"
         );

@@ -10,7 +10,7 @@ use crate::TICK_MS;
 use super::client_watches::{WatchKind, WatchReg};
 use super::connection::{Inbound, Pending};
 use super::log::Origin;
-use super::slot::{ClientSlot, Link};
+use super::slot::{Link, Slots};
 use super::{ClientId, Happening, ServerId, World};
 
 impl<C: Client> World<C> {
@@ -228,9 +228,13 @@ impl<C: Client> World<C> {
         self.sessions.end(session);
         // A cut lasts until the leader has ended the session: the client
         // can reach a server again (and learn `Expired` there).
-        for slot in &mut self.clients {
-            if slot.cut.is_some_and(|cut| cut.session == session) {
-                slot.cut = None;
+        for client in 0..self.clients.len() {
+            // Written only when it changes: writing copies a shared slot.
+            if self.clients[client]
+                .cut
+                .is_some_and(|cut| cut.session == session)
+            {
+                self.clients[client].cut = None;
             }
         }
         let zxid = self.commit(txn, origin, session, log);
@@ -260,7 +264,7 @@ fn register_read_watch(request: &Op, reply: &Reply) -> Option<WatchReg> {
 
 /// The client connected to `server` whose current session is `session`.
 fn client_with_session_on<C: Client>(
-    clients: &[ClientSlot<C>],
+    clients: &Slots<C>,
     session: SessionId,
     server: ServerId,
 ) -> Option<ClientId> {

@@ -71,6 +71,7 @@
 
 mod client_watches;
 mod connection;
+mod cow;
 mod enabled;
 mod ensemble;
 mod fault;
@@ -78,6 +79,7 @@ mod handler;
 mod log;
 mod server;
 mod session;
+mod sharing;
 mod slot;
 mod step;
 
@@ -91,9 +93,11 @@ pub use client_watches::{ClientWatches, WatchKind, WatchReg};
 pub use session::SESSION_ID_BASE;
 
 use self::log::CommitLog;
+use cow::CowVec;
 use server::Server;
 use session::SessionTracker;
-use slot::{ClientSlot, Life, Link};
+pub use sharing::Sharing;
+use slot::{ClientSlot, Life, Link, Slots};
 
 /// Index of a client in the world (stable for the run).
 pub type ClientId = usize;
@@ -260,10 +264,10 @@ pub struct World<C: Client> {
     /// Faults still available (starts as `config.faults`).
     budget: FaultBudget,
     /// Server 0 is the leader.
-    servers: Vec<Server>,
+    servers: CowVec<Server>,
     log: CommitLog,
     sessions: SessionTracker,
-    clients: Vec<ClientSlot<C>>,
+    clients: Slots<C>,
 }
 
 impl<C: Client> World<C> {
@@ -293,7 +297,7 @@ impl<C: Client> World<C> {
             servers: (0..servers).map(|_| Server::new()).collect(),
             log: CommitLog::default(),
             sessions: SessionTracker::default(),
-            clients: Vec::with_capacity(clients.len()),
+            clients: Slots::with_capacity(clients.len()),
         };
         world.create_parents(log);
         for (id, logic) in clients.into_iter().enumerate() {
@@ -345,8 +349,8 @@ impl<C: Client> World<C> {
                     self.apply_next(server, log);
                 }
             }
-            for server in &mut self.servers {
-                server.set_seq_counter(&path, counter);
+            for server in 0..self.servers.len() {
+                self.servers[server].set_seq_counter(&path, counter);
             }
         }
     }

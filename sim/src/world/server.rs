@@ -3,6 +3,7 @@
 
 use std::collections::BTreeSet;
 use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 
 use crate::fingerprint::{stable_hash, HashMemo};
 use crate::proto::{Reply, SessionId, Tick, WatchedEvent, Zxid};
@@ -14,7 +15,10 @@ use super::client_watches::ClientWatches;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Server {
     /// Changed only through [`Server::apply`], which keeps `tree_hash` true.
-    tree: DataTree,
+    /// Shared copy-on-write: most steps leave the tree alone, so a copied
+    /// world (an explorer's child state) shares its parent's tree until a
+    /// transaction is applied to it.
+    tree: Arc<DataTree>,
     /// The tree's stable hash, remembered between applies: fingerprinting a
     /// world then costs one word per unchanged tree instead of a walk.
     tree_hash: HashMemo,
@@ -29,7 +33,7 @@ pub struct Server {
 impl Server {
     pub fn new() -> Self {
         Server {
-            tree: DataTree::new(),
+            tree: Arc::new(DataTree::new()),
             tree_hash: HashMemo::default(),
             applied: 0,
             partitioned_since: None,
@@ -50,13 +54,13 @@ impl Server {
         debug_assert_eq!(zxid, self.applied + 1, "servers apply the log in order");
         self.tree_hash.clear();
         self.applied = zxid;
-        self.tree.apply(zxid, time_ms, txn)
+        Arc::make_mut(&mut self.tree).apply(zxid, time_ms, txn)
     }
 
     /// Set a parent's suffix counter (a scenario's starting state, S6).
     pub fn set_seq_counter(&mut self, path: &str, counter: i32) -> bool {
         self.tree_hash.clear();
-        self.tree.set_seq_counter(path, counter)
+        Arc::make_mut(&mut self.tree).set_seq_counter(path, counter)
     }
 
     /// A reconnecting session re-registers its watches here (S25); returns
@@ -81,7 +85,7 @@ impl Server {
 
 impl Hash for Server {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        state.write_u64(self.tree_hash.get_or(|| stable_hash(&self.tree)));
+        state.write_u64(self.tree_hash.get_or(|| stable_hash(&*self.tree)));
         self.applied.hash(state);
         self.partitioned_since.hash(state);
         self.watches.hash(state);

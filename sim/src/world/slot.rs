@@ -7,6 +7,7 @@ use crate::proto::{SessionId, Tick, Zxid};
 
 use super::client_watches::ClientWatches;
 use super::connection::Connection;
+use super::cow::CowVec;
 use super::ServerId;
 
 /// The state of the client's ZooKeeper handle.
@@ -112,3 +113,6 @@ impl<C: Client> ClientSlot<C> {
         self.is_running() && matches!(self.link, Link::Connected(_)) && self.cut.is_none()
     }
 }
+
+/// The clients' slots, each shared copy-on-write (see [`CowVec`]).
+pub type Slots<C> = CowVec<ClientSlot<C>>;

@@ -324,7 +324,7 @@ impl<C: Client> World<C> {
                 }
             }
         }
-        for slot in &self.clients {
+        for slot in self.clients.iter() {
             let heard = slot
                 .server()
                 .is_some_and(|server| !self.servers[server].is_partitioned());

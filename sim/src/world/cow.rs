@@ -1,0 +1,94 @@
+//! A vector whose elements are shared copy-on-write, each with its hash
+//! remembered.
+//!
+//! The world keeps its client slots and servers this way. Most steps
+//! change one client and at most one server, so a copied world (an
+//! explorer's child state) shares every other element with the world it
+//! was copied from, and a [`Sharing`](super::Sharing) pool can make equal
+//! elements of many kept worlds one allocation. Indexing for reading is
+//! free; indexing for writing copies the element first if another world
+//! still shares it, and forgets its hash. Fingerprinting a world then
+//! rehashes only the elements changed since it was copied.
+//!
+//! Equality sees the elements, not the sharing; hashing feeds each
+//! element's remembered stable hash (a function of its value alone).
+
+use std::hash::{Hash, Hasher};
+use std::ops::{Index, IndexMut};
+use std::sync::Arc;
+
+use crate::fingerprint::{stable_hash, HashMemo};
+
+/// One element and its remembered hash (invisible to equality).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Part<T> {
+    value: T,
+    hash: HashMemo,
+}
+
+impl<T: Hash> Part<T> {
+    /// The element's stable hash, computed once per change.
+    pub(super) fn hash_word(&self) -> u64 {
+        self.hash.get_or(|| stable_hash(&self.value))
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CowVec<T>(pub(super) Vec<Arc<Part<T>>>);
+
+impl<T: Clone> CowVec<T> {
+    pub fn with_capacity(n: usize) -> Self {
+        CowVec(Vec::with_capacity(n))
+    }
+    pub fn push(&mut self, element: T) {
+        self.0.push(Arc::new(Part {
+            value: element,
+            hash: HashMemo::default(),
+        }));
+    }
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+    pub fn get(&self, i: usize) -> Option<&T> {
+        self.0.get(i).map(|part| &part.value)
+    }
+    pub fn iter(&self) -> impl Iterator<Item = &T> + '_ {
+        self.0.iter().map(|part| &part.value)
+    }
+}
+
+impl<T> FromIterator<T> for CowVec<T> {
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
+        let part = |value| {
+            Arc::new(Part {
+                value,
+                hash: HashMemo::default(),
+            })
+        };
+        CowVec(iter.into_iter().map(part).collect())
+    }
+}
+
+impl<T> Index<usize> for CowVec<T> {
+    type Output = T;
+    fn index(&self, i: usize) -> &T {
+        &self.0[i].value
+    }
+}
+
+impl<T: Clone> IndexMut<usize> for CowVec<T> {
+    fn index_mut(&mut self, i: usize) -> &mut T {
+        let part = Arc::make_mut(&mut self.0[i]);
+        part.hash.clear();
+        &mut part.value
+    }
+}
+
+impl<T: Hash> Hash for CowVec<T> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_usize(self.0.len());
+        for part in &self.0 {
+            state.write_u64(part.hash_word());
+        }
+    }
+}
