@@ -19,7 +19,7 @@ use crate::invariant::Invariant;
 use crate::monitor::{Custom, Property};
 
 pub use groups::{ClientGroup, Member};
-pub use parse::ScenarioError;
+pub use parse::{timing_from_file, ScenarioError};
 
 /// A validated scenario over the recipes of type `C`: the registered ones
 /// ([`AnyRecipe`], what TOML files and the CLI use) or one recipe type of
@@ -54,6 +54,8 @@ pub struct Scenario<C: zksim::Client = AnyRecipe> {
     /// Properties only measured (figures), never failing a run.
     pub report: Vec<Property>,
     pub explore: ExploreDefaults,
+    /// The timing model of timed runs (`[timing]`; `compare` uses it).
+    pub timing: crate::timing::Timing,
     /// Invariants of the user's over the world, judged (hard) after every
     /// step. Code, not data: a scenario file or token never carries them.
     pub always: Vec<Invariant<C>>,
@@ -208,6 +210,7 @@ impl<C: RecipeSet> Scenario<C> {
             hard: vec![Property::MutualExclusion],
             report: vec![Property::Fifo, Property::NoHerd, Property::Liveness],
             explore: ExploreDefaults::default(),
+            timing: crate::timing::Timing::default(),
             always: Vec::new(),
             monitors: Vec::new(),
         }
@@ -291,7 +294,7 @@ impl<C: RecipeSet> Scenario<C> {
         if let Some(mb) = e.memory_mb {
             l::MEMORY_MB.check(mb)?;
         }
-        Ok(())
+        self.timing.validate()
     }
 
     /// The root must be a node path the simulator accepts

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use crate::compare::scenario;
 use crate::report::ReportError;
-use crate::run::run_random;
+use crate::timing::run_timed;
 
 use super::record::{record, Options};
 use super::svg::{esc, render, Style};
@@ -23,7 +23,7 @@ use super::timeline::{ArrowKind, Item, MarkKind, Timeline};
 pub fn herd_timeline(recipe: &str, clients: usize, seed: u64) -> Result<Timeline, ReportError> {
     let s = scenario(recipe, clients, false);
     s.validate().map_err(ReportError::Scenario)?;
-    let outcome = run_random(&s, seed);
+    let (outcome, _) = run_timed(&s, seed);
     let indices =
         outcome
             .schedule

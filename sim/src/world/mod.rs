@@ -500,6 +500,30 @@ impl<C: Client> World<C> {
     pub fn inbound_len(&self, id: ClientId) -> usize {
         self.clients[id].conn.inbound.len()
     }
+    /// Requests waiting on the client's connection, not yet taken by its
+    /// server. Timing models (the checker's timed scheduler) stamp each with
+    /// the time it reaches the server.
+    pub fn outbound_len(&self, id: ClientId) -> usize {
+        self.clients[id].conn.outbound.len()
+    }
+    /// The request the client's server would take next (`None`: nothing
+    /// waiting, or the client's own `closeSession`): a timing model charges
+    /// a read and a write differently.
+    pub fn next_request(&self, id: ClientId) -> Option<&Op> {
+        match self.clients[id].conn.outbound.front() {
+            Some(connection::Outgoing::Op { request, .. }) => Some(request),
+            _ => None,
+        }
+    }
+    /// Whether the `index`th message waiting for the client (oldest first)
+    /// is a watch notification: what a timing model charges a server's
+    /// per-notification cost for.
+    pub fn inbound_is_watch(&self, id: ClientId, index: usize) -> bool {
+        matches!(
+            self.clients[id].conn.inbound.get(index),
+            Some(connection::Inbound::Watch(_))
+        )
+    }
     /// The client's armed timer, if any.
     pub fn timer_of(&self, id: ClientId) -> Option<Tick> {
         self.clients[id].timer
