@@ -358,30 +358,21 @@ fn removable_steps(scenario: &Scenario, s: &Schedule, v: &zkcheck::monitor::Viol
         .count()
 }
 
-/// `[faults.aim] expiries = "holder"`: the model offers an expiry only
-/// against a client that believes it holds the lock at that moment (judged
-/// independently here from the clients' own events), and the aimed
-/// scenario still catches the session-blind lock.
-#[test]
-fn an_expiry_aimed_at_the_holder_only_ever_strikes_a_holder() {
+/// Walk 40 seeded random runs of `s` (3000 steps at most) and hand every
+/// client an expiry is offered against, with the log of the steps so far,
+/// to `check`; returns how many expiries were offered.
+fn expiries_offered(
+    s: &Scenario,
+    mut check: impl FnMut(u64, usize, &[zksim::Happening<zkrecipes::AppEvent>]),
+) -> usize {
     use rand::{RngExt, SeedableRng};
-    use zkcheck::aim::{Role, Target};
-    use zkrecipes::AppEvent;
-    use zksim::{Event, Fault, Happening};
+    use zksim::{Event, Fault};
 
-    let mut s = lock(
-        "sequential-ignore-session",
-        w5_faults,
-        &[Property::MutualExclusion],
-    );
-    s.aims.expiries = Some(Target::Role(Role::Holder));
-    s.validate().unwrap();
     let mut offered = 0;
     for seed in 0..40 {
-        let mut model = zkcheck::model::Model::new(&s);
-        let mut holding = vec![false; s.clients];
+        let mut model = zkcheck::model::Model::new(s);
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-        let (mut enabled, mut log) = (Vec::new(), Vec::new());
+        let (mut enabled, mut log, mut history) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..3000 {
             enabled.clear();
             model.enabled(&mut enabled);
@@ -390,29 +381,49 @@ fn an_expiry_aimed_at_the_holder_only_ever_strikes_a_holder() {
             }
             for e in &enabled {
                 if let Event::Fault(Fault::ExpireSession { client }) = e {
-                    assert!(
-                        holding[*client],
-                        "seed {seed}: expiry offered against c{client}"
-                    );
+                    check(seed, *client, &history);
                     offered += 1;
                 }
             }
             let event = enabled[rng.random_range(0..enabled.len())].clone();
             let verdict = model.step(&event, &mut log);
-            for h in &log {
-                if let Happening::App { client, event } = h {
-                    match event {
-                        AppEvent::Acquired { .. } => holding[*client] = true,
-                        AppEvent::Released | AppEvent::LostLock => holding[*client] = false,
-                        _ => {}
-                    }
-                }
-            }
+            history.extend(log.iter().cloned());
             if verdict.is_err() {
                 break;
             }
         }
     }
+    offered
+}
+
+/// `[faults.aim] expiries = "holder"`: the model offers an expiry only
+/// against a client that believes it holds the lock at that moment (judged
+/// independently here from the clients' own events), and the aimed
+/// scenario still catches the session-blind lock.
+#[test]
+fn an_expiry_aimed_at_the_holder_only_ever_strikes_a_holder() {
+    use zkcheck::aim::{Role, Target};
+    use zkrecipes::AppEvent;
+    use zksim::Happening;
+
+    let mut s = lock(
+        "sequential-ignore-session",
+        w5_faults,
+        &[Property::MutualExclusion],
+    );
+    s.aims.expiries = Some(Target::Role(Role::Holder));
+    s.validate().unwrap();
+    let offered = expiries_offered(&s, |seed, client, history| {
+        let holding = history.iter().fold(false, |holding, h| match h {
+            Happening::App { client: c, event } if *c == client => match event {
+                AppEvent::Acquired { .. } => true,
+                AppEvent::Released | AppEvent::LostLock => false,
+                _ => holding,
+            },
+            _ => holding,
+        });
+        assert!(holding, "seed {seed}: expiry offered against c{client}");
+    });
     assert!(offered > 0, "the aimed expiry was never offered");
     let failure = random(&s, 1000)
         .failure
@@ -498,41 +509,18 @@ fn a_bfs_counterexample_rebuilt_from_fingerprints_replays_to_its_violation() {
 /// queue still holds with its consumers' sessions ending under them.
 #[test]
 fn an_expiry_aimed_at_a_group_role_only_ever_strikes_that_group() {
-    use rand::{RngExt, SeedableRng};
-    use zksim::{Event, Fault};
-
     let mut s = scenario_file("queue.toml");
     s.faults.expiries = 1;
     s.aims.expiries = Some(zkcheck::aim::Target::Group(1));
     s.validate().unwrap();
     let consumers = s.clients_in_role("consumer");
     assert_eq!(s.roles()[1], "consumer");
-    let mut offered = 0;
-    for seed in 0..40 {
-        let mut model = zkcheck::model::Model::new(&s);
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-        let (mut enabled, mut log) = (Vec::new(), Vec::new());
-        for _ in 0..3000 {
-            enabled.clear();
-            model.enabled(&mut enabled);
-            if enabled.is_empty() {
-                break;
-            }
-            for e in &enabled {
-                if let Event::Fault(Fault::ExpireSession { client }) = e {
-                    assert!(
-                        consumers.contains(client),
-                        "seed {seed}: expiry offered against c{client}"
-                    );
-                    offered += 1;
-                }
-            }
-            let event = enabled[rng.random_range(0..enabled.len())].clone();
-            if model.step(&event, &mut log).is_err() {
-                break;
-            }
-        }
-    }
+    let offered = expiries_offered(&s, |seed, client, _| {
+        assert!(
+            consumers.contains(&client),
+            "seed {seed}: expiry offered against c{client}"
+        );
+    });
     assert!(offered > 0, "the aimed expiry was never offered");
     let r = random(&s, 500);
     assert!(r.failure.is_none(), "{:?}", r.failure);
