@@ -27,10 +27,26 @@ pub enum Role {
     Waiter,
     /// Believes it leads (`Elected` … `Abdicated`).
     Leader,
+    /// Has let go of the lock (`Released`) and not asked again: its release
+    /// call may still be in flight (the delete of a recipe whose program
+    /// reports `Released` before sending it). Aiming a drop here strikes the
+    /// release without waiting for the one step in which it is in flight to
+    /// come up in a random schedule.
+    Releaser,
+    /// A waiter that has said where it queued (`Enqueued` since its
+    /// `Requested`): its node exists, so a fault here strikes it in line —
+    /// typically blocked on a watch — rather than while it creates its node.
+    Queued,
 }
 
 /// Every role, in the order error messages list them.
-pub const ROLES: [Role; 3] = [Role::Holder, Role::Waiter, Role::Leader];
+pub const ROLES: [Role; 5] = [
+    Role::Holder,
+    Role::Waiter,
+    Role::Leader,
+    Role::Releaser,
+    Role::Queued,
+];
 
 impl Role {
     pub fn name(self) -> &'static str {
@@ -38,6 +54,8 @@ impl Role {
             Role::Holder => "holder",
             Role::Waiter => "waiter",
             Role::Leader => "leader",
+            Role::Releaser => "releaser",
+            Role::Queued => "queued",
         }
     }
     pub fn by_name(name: &str) -> Option<Role> {
@@ -122,6 +140,8 @@ pub struct Roles {
     holding: Vec<bool>,
     waiting: Vec<bool>,
     leading: Vec<bool>,
+    releasing: Vec<bool>,
+    queued: Vec<bool>,
     /// Each client's group role, as an index into the scenario's role
     /// names (fixed for the run; empty when no aim names a group).
     group: Vec<usize>,
@@ -133,6 +153,8 @@ impl Roles {
             holding: vec![false; clients],
             waiting: vec![false; clients],
             leading: vec![false; clients],
+            releasing: vec![false; clients],
+            queued: vec![false; clients],
             group: Vec::new(),
         }
     }
@@ -154,6 +176,8 @@ impl Roles {
             Role::Holder => at(&self.holding) || at(&self.leading),
             Role::Waiter => at(&self.waiting) && !at(&self.holding),
             Role::Leader => at(&self.leading),
+            Role::Releaser => at(&self.releasing),
+            Role::Queued => at(&self.queued) && at(&self.waiting) && !at(&self.holding),
         }
     }
 
@@ -167,12 +191,21 @@ impl Roles {
                 continue;
             }
             match event {
-                AppEvent::Requested { .. } => self.waiting[c] = true,
+                AppEvent::Requested { .. } => {
+                    self.waiting[c] = true;
+                    self.releasing[c] = false;
+                    self.queued[c] = false;
+                }
+                AppEvent::Enqueued { .. } => self.queued[c] = true,
                 AppEvent::Acquired { .. } => {
                     self.holding[c] = true;
                     self.waiting[c] = false;
                 }
-                AppEvent::Released | AppEvent::LostLock => self.holding[c] = false,
+                AppEvent::Released => {
+                    self.holding[c] = false;
+                    self.releasing[c] = true;
+                }
+                AppEvent::LostLock => self.holding[c] = false,
                 AppEvent::GaveUp => self.waiting[c] = false,
                 AppEvent::Elected => {
                     self.leading[c] = true;
@@ -215,5 +248,28 @@ mod tests {
         assert!(r.plays(1, Role::Leader) && r.plays(1, Role::Holder));
         r.observe(&[app(1, AppEvent::Abdicated)]);
         assert!(!r.plays(1, Role::Leader));
+    }
+
+    #[test]
+    fn a_releaser_is_one_that_let_go_and_has_not_asked_again() {
+        let mut r = Roles::new(1);
+        let acquired = || AppEvent::Acquired {
+            fence: 1,
+            shared: false,
+        };
+        r.observe(&[
+            app(0, AppEvent::Requested { shared: false }),
+            app(0, acquired()),
+        ]);
+        assert!(!r.plays(0, Role::Releaser), "a holder is not releasing");
+        r.observe(&[app(0, AppEvent::Released)]);
+        assert!(r.plays(0, Role::Releaser) && !r.plays(0, Role::Holder));
+        r.observe(&[app(0, AppEvent::Requested { shared: false })]);
+        assert!(!r.plays(0, Role::Releaser), "asking again ends it");
+        r.observe(&[app(0, acquired()), app(0, AppEvent::LostLock)]);
+        assert!(
+            !r.plays(0, Role::Releaser),
+            "losing the lock is not releasing it"
+        );
     }
 }

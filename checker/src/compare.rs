@@ -1,22 +1,29 @@
 //! `zkcheck compare`: the naive lock and the predecessor-watch lock side by
-//! side, at several client counts, measured over many seeded random runs.
+//! side, at several client counts, measured over many seeded timed runs.
 //!
 //! Each (recipe, client count) cell runs seeds `first_seed ..
-//! first_seed + seeds` through [`run_random`], in parallel with rayon. The
-//! cell's figures are merged in seed order; since [`Figures::merge`] is exact
-//! (sums and histograms), the table is the same on any number of threads.
-//! Runs are measured, not judged: no property is hard, so a herd or a FIFO
-//! overtake is counted and the run goes on to its end.
+//! first_seed + seeds` through [`run_timed`] (the calibrated timing model of
+//! [`crate::timing`]: a herd costs server time, and everyone waits), in
+//! parallel with rayon. The cell's figures are merged in seed order; since
+//! [`Tally::merge`] and [`TimeFigures::merge`] are exact (sums and
+//! histograms), the table is the same on any number of threads. Runs are
+//! measured, not judged: no property is hard, so a herd or a FIFO overtake
+//! is counted and the run goes on to its end.
+//!
+//! A [`Row`] may also carry the same figures measured on a real ZooKeeper
+//! ([`RealFigures`], shown by [`real_table`]): the checker itself never
+//! talks to a server (it builds without tokio); `zkreal`'s `compare`
+//! example runs the real cells and writes the report with both.
 
 use std::fmt::Write as _;
 
 use rayon::prelude::*;
 use zksim::FaultBudget;
 
-use crate::monitor::{Figures, Property};
+use crate::monitor::{Property, Tally};
 use crate::progress::{Display, Progress};
-use crate::run::run_random;
-use crate::scenario::Scenario;
+use crate::scenario::{Invalid, Scenario};
+use crate::timing::{run_timed, TimeFigures, Timing};
 
 /// The two recipes the headline compares.
 pub const HEADLINE: [&str; 2] = ["naive", "sequential"];
@@ -31,6 +38,10 @@ pub struct CompareConfig {
     /// Seeded runs per cell.
     pub seeds: u64,
     pub first_seed: u64,
+    /// The timing model of every simulated run.
+    pub timing: Timing,
+    /// How long a holder keeps the lock, in ticks (`--hold-ticks`).
+    pub hold_ticks: u64,
 }
 
 impl Default for CompareConfig {
@@ -41,6 +52,8 @@ impl Default for CompareConfig {
             faults: false,
             seeds: 8,
             first_seed: 0,
+            timing: Timing::default(),
+            hold_ticks: zkrecipes::Workload::default().hold_ticks,
         }
     }
 }
@@ -50,14 +63,33 @@ impl Default for CompareConfig {
 pub struct Row {
     pub recipe: String,
     pub clients: usize,
-    pub figures: Figures,
+    pub figures: Tally,
+    /// What the runs cost in model time.
+    pub time: TimeFigures,
+    /// The same cell on a real server (`zkreal`'s `compare` example).
+    pub real: Option<RealFigures>,
+}
+
+/// A cell's figures measured on a real ZooKeeper (wall-clock times).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RealFigures {
+    pub figures: Tally,
+    pub time: TimeFigures,
 }
 
 /// The scenario a compared run uses: `clients` clients, one round each,
 /// bounds wide enough for every client to finish, every lock property
-/// measured and none hard.
+/// measured and none hard, on one server — the shape of the real server
+/// the timing model was calibrated on and the real cells run on.
 pub fn scenario(recipe: &str, clients: usize, faults: bool) -> Scenario {
+    scenario_timed(recipe, clients, faults, Timing::default())
+}
+
+/// [`scenario`] under the timing model `timing`.
+pub fn scenario_timed(recipe: &str, clients: usize, faults: bool, timing: Timing) -> Scenario {
     let mut s = Scenario::lock(recipe, clients);
+    s.ensemble.servers = 1;
+    s.timing = timing;
     s.hard = Vec::new();
     s.report = vec![
         Property::MutualExclusion,
@@ -79,8 +111,33 @@ pub fn scenario(recipe: &str, clients: usize, faults: bool) -> Scenario {
     s
 }
 
+/// A cell the comparison cannot run: its scenario is refused (a client
+/// count past the limits, a recipe that is not registered, …).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompareError {
+    pub recipe: String,
+    pub clients: usize,
+    pub invalid: Invalid,
+}
+
+impl std::fmt::Display for CompareError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "cannot compare {} at {} clients: {}",
+            self.recipe, self.clients, self.invalid
+        )
+    }
+}
+
+impl std::error::Error for CompareError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.invalid)
+    }
+}
+
 /// Run every cell. Rows come out recipe-major, in the config's order.
-pub fn compare(config: &CompareConfig) -> Result<Vec<Row>, String> {
+pub fn compare(config: &CompareConfig) -> Result<Vec<Row>, CompareError> {
     compare_with(config, &Progress::hidden()).map(|(rows, _)| rows)
 }
 
@@ -89,27 +146,32 @@ pub fn compare(config: &CompareConfig) -> Result<Vec<Row>, String> {
 pub fn compare_with(
     config: &CompareConfig,
     progress: &Progress,
-) -> Result<(Vec<Row>, bool), String> {
+) -> Result<(Vec<Row>, bool), CompareError> {
     let mut cells = Vec::new();
     for recipe in &config.recipes {
         for &clients in &config.clients {
-            let s = scenario(recipe, clients, config.faults);
-            s.validate().map_err(|e| e.to_string())?;
+            let mut s = scenario_timed(recipe, clients, config.faults, config.timing);
+            s.workload.hold_ticks = config.hold_ticks;
+            s.validate().map_err(|invalid| CompareError {
+                recipe: recipe.clone(),
+                clients,
+                invalid,
+            })?;
             cells.push((recipe.clone(), clients, s));
         }
     }
     let jobs: Vec<(usize, u64)> = (0..cells.len())
         .flat_map(|cell| (0..config.seeds).map(move |i| (cell, config.first_seed.wrapping_add(i))))
         .collect();
-    let figures: Vec<Option<(usize, Figures)>> = jobs
+    let figures: Vec<Option<(usize, Tally, TimeFigures)>> = jobs
         .par_iter()
         .map(|&(cell, seed)| {
             if progress.stopped().is_some() {
                 return None;
             }
-            let f = run_random(&cells[cell].2, seed).figures;
+            let (outcome, time) = run_timed(&cells[cell].2, seed);
             progress.inc(1);
-            Some((cell, f))
+            Some((cell, outcome.figures, time))
         })
         .collect();
     let mut rows: Vec<Row> = cells
@@ -117,12 +179,15 @@ pub fn compare_with(
         .map(|(recipe, clients, _)| Row {
             recipe: recipe.clone(),
             clients: *clients,
-            figures: Figures::default(),
+            figures: Tally::default(),
+            time: TimeFigures::default(),
+            real: None,
         })
         .collect();
     let complete = figures.iter().all(Option::is_some);
-    for (cell, f) in figures.iter().flatten() {
+    for (cell, f, t) in figures.iter().flatten() {
         rows[*cell].figures.merge(f);
+        rows[*cell].time.merge(t);
     }
     Ok((rows, complete))
 }
@@ -155,11 +220,23 @@ pub fn cli(args: &crate::cli::CompareArgs, io: &mut crate::cli::Io) -> crate::cl
             return bad_input(io, e);
         }
     }
+    if let Err(e) = l::HOLD_TICKS.named("--hold-ticks").check(args.hold_ticks) {
+        return bad_input(io, e);
+    }
+    let timing = match &args.timing {
+        None => Timing::default(),
+        Some(path) => match crate::scenario::timing_from_file(path) {
+            Ok(t) => t,
+            Err(e) => return bad_input(io, e),
+        },
+    };
     let config = CompareConfig {
         clients,
         faults: args.faults == crate::cli::FaultsPreset::Default,
         seeds: args.seeds,
         first_seed: args.seed,
+        timing,
+        hold_ticks: args.hold_ticks,
         ..CompareConfig::default()
     };
     crate::stop::install_signal_handler();
@@ -201,19 +278,23 @@ pub fn cli(args: &crate::cli::CompareArgs, io: &mut crate::cli::Io) -> crate::cl
     Exit::Ok
 }
 
-/// The comparison as a Markdown table.
+/// The comparison as a Markdown table: the herd's cost in wakeups,
+/// requests and notifications, and in model time (acquisition latency, the
+/// run's total time, the busiest server's busy share).
 pub fn table(rows: &[Row]) -> String {
     let mut out = String::from(
         "| recipe | clients | runs | acquisitions | wakeups / acquisition | wakeups / release (max) | \
-         wakeups / release (mean) | wasted wakeups | requests / acquisition | latency mean (ticks) | \
-         latency p99 (ticks) | FIFO violations | stuck runs |\n\
-         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+         wakeups / release (mean) | wasted wakeups | requests / acquisition | notifications / run | \
+         latency mean (ms) | latency p99 (ms) | total time (ms) | server busy | FIFO violations | \
+         stuck runs |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for r in rows {
         let f = &r.figures;
+        let t = &r.time;
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {:.2} | {} | {:.2} | {} | {:.2} | {:.1} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {:.2} | {} | {:.2} | {} | {:.2} | {:.1} | {:.1} | {:.1} | {:.0} | {} | {} | {} |",
             r.recipe,
             r.clients,
             f.runs,
@@ -223,10 +304,74 @@ pub fn table(rows: &[Row]) -> String {
             f.mean_wakeups_per_release(),
             f.wasted_wakeups,
             f.requests_per_acquisition(),
-            f.mean_latency(),
-            f.p99_latency(),
+            t.notifications_per_run(),
+            t.mean_latency_ms(),
+            t.p99_latency_ms(),
+            t.mean_total_ms(),
+            percent(t.busy_fraction()),
             f.fifo_violations,
             f.stuck_runs,
+        );
+    }
+    out
+}
+
+fn percent(fraction: Option<f64>) -> String {
+    fraction.map_or_else(|| "—".to_string(), |f| format!("{:.0} %", 100.0 * f))
+}
+
+/// How far `sim` is from `real`, relative to `real`, in percent.
+pub fn gap_percent(sim: f64, real: f64) -> f64 {
+    if real == 0.0 {
+        if sim == 0.0 {
+            0.0
+        } else {
+            100.0
+        }
+    } else {
+        100.0 * (sim - real) / real
+    }
+}
+
+/// Simulated and real figures of the cells that have both, side by side;
+/// the gaps of the two discrete figures (wakeups and requests per
+/// acquisition) in percent of the real value.
+pub fn real_table(rows: &[Row]) -> String {
+    let mut out = String::from(
+        "| recipe | clients | real runs | wakeups / acq: sim | real | gap | requests / acq: sim | real | gap | \
+         wakeups / release (mean): sim | real | notifications / run: sim | real | \
+         latency mean (ms): sim | real | latency p99 (ms): sim | real | total time (ms): sim | real | \
+         server busy: sim | real |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for r in rows {
+        let Some(real) = &r.real else { continue };
+        let (f, t, rf, rt) = (&r.figures, &r.time, &real.figures, &real.time);
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {:.2} | {:.2} | {:+.1} % | {:.2} | {:.2} | {:+.1} % | {:.2} | {:.2} | {:.1} | {:.1} | \
+             {:.1} | {:.1} | {:.1} | {:.1} | {:.0} | {:.0} | {} | {} |",
+            r.recipe,
+            r.clients,
+            rf.runs,
+            f.wakeups_per_acquisition(),
+            rf.wakeups_per_acquisition(),
+            gap_percent(f.wakeups_per_acquisition(), rf.wakeups_per_acquisition()),
+            f.requests_per_acquisition(),
+            rf.requests_per_acquisition(),
+            gap_percent(f.requests_per_acquisition(), rf.requests_per_acquisition()),
+            f.mean_wakeups_per_release(),
+            rf.mean_wakeups_per_release(),
+            t.notifications_per_run(),
+            rt.notifications_per_run(),
+            t.mean_latency_ms(),
+            rt.mean_latency_ms(),
+            t.p99_latency_ms(),
+            rt.p99_latency_ms(),
+            t.mean_total_ms(),
+            rt.mean_total_ms(),
+            percent(t.busy_fraction()),
+            percent(rt.busy_fraction()),
         );
     }
     out
@@ -238,19 +383,38 @@ mod tests {
 
     #[test]
     fn the_table_names_every_cell() {
-        let mut f = Figures {
+        let mut f = Tally {
             runs: 2,
             acquisitions: 4,
             wakeups: 6,
-            ..Figures::default()
+            ..Tally::default()
         };
         f.wakeups_per_release.record(3);
         let rows = [Row {
             recipe: "naive".into(),
             clients: 4,
             figures: f,
+            time: TimeFigures::default(),
+            real: None,
         }];
         let t = table(&rows);
         assert!(t.contains("| naive | 4 | 2 | 4 | 1.50 | 3 | 3.00 |"), "{t}");
+    }
+
+    #[test]
+    fn a_cell_the_limits_refuse_is_a_typed_error_naming_it() {
+        let config = CompareConfig {
+            clients: vec![0],
+            seeds: 1,
+            ..CompareConfig::default()
+        };
+        let err = compare(&config).unwrap_err();
+        assert_eq!((err.recipe.as_str(), err.clients), ("naive", 0));
+        assert!(
+            matches!(&err.invalid, Invalid::Limits(m) if m.contains("`clients` = 0")),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("naive at 0 clients"), "{err}");
+        assert!(std::error::Error::source(&err).is_some());
     }
 }

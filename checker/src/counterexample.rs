@@ -2,6 +2,7 @@
 //! replay token. Its `Display` is the one rendering of a violation that the
 //! CLI prints and a failing `cargo test` assertion panics with.
 
+use std::cell::RefCell;
 use std::fmt;
 
 use zkrecipes::RecipeSet;
@@ -10,7 +11,8 @@ use crate::explore::replay::replay;
 use crate::explore::Failure;
 use crate::monitor::{Property, Violation};
 use crate::scenario::{property_name, Scenario};
-use crate::shrink::shrink;
+use crate::shrink::shrink_until;
+use crate::stop::StopReason;
 use crate::token::Token;
 
 /// A shrunk failure with its trace and replay token.
@@ -25,6 +27,10 @@ pub struct Counterexample {
     pub steps: usize,
     /// Replays the shrinker tried.
     pub shrink_attempts: usize,
+    /// Why shrinking ended before it was done (Ctrl-C, a time limit, the
+    /// memory budget); the schedule is then the smallest failing one found
+    /// by that moment.
+    pub shrink_cut_short: Option<StopReason>,
     /// The shrunk run, one line per thing that happened (ends with the violation).
     pub trace: String,
     /// `zk1:…`: the whole run in one line, for `zkcheck replay` or
@@ -36,26 +42,50 @@ pub struct Counterexample {
 impl Counterexample {
     /// Shrink `failure` and replay it into a trace and a token.
     pub fn of<C: RecipeSet>(scenario: &Scenario<C>, failure: &Failure) -> Self {
-        let shrunk = shrink(scenario, &failure.schedule, &failure.violation);
+        Self::shrunk_until(scenario, failure, &|| None).0
+    }
+
+    /// [`Counterexample::of`] with a shrinker that can be stopped: `stop`
+    /// is asked between replays and says why shrinking must end now (the
+    /// CLI passes its Ctrl-C, time limit and memory budget). Also returns
+    /// the token as a value, for the viewer.
+    pub fn shrunk_until<C: RecipeSet>(
+        scenario: &Scenario<C>,
+        failure: &Failure,
+        stop: &dyn Fn() -> Option<StopReason>,
+    ) -> (Self, Option<Token<C>>) {
+        // The first reason `stop` gave, if it ever did: only then was
+        // shrinking cut short.
+        let cut_short = RefCell::new(None);
+        let stopped = || match stop() {
+            Some(reason) => {
+                cut_short.borrow_mut().get_or_insert(reason);
+                true
+            }
+            None => false,
+        };
+        let shrunk = shrink_until(scenario, &failure.schedule, &failure.violation, &stopped);
         let mut c = Counterexample {
             violation: shrunk.violation,
             seed: failure.seed,
             found_steps: failure.schedule.len(),
             steps: shrunk.schedule.len(),
             shrink_attempts: shrunk.attempts,
+            shrink_cut_short: cut_short.into_inner(),
             trace: String::new(),
             token: None,
         };
         let Some(indices) = shrunk.schedule.to_indices(scenario) else {
             c.trace = "(internal error: the shrunk schedule does not replay)\n".into();
-            return c;
+            return (c, None);
         };
         match replay(scenario, &indices) {
             Ok(r) => c.trace = r.trace.text,
             Err(e) => c.trace = format!("(internal error: {e})\n"),
         }
-        c.token = Some(Token::new(scenario.clone(), indices).encode());
-        c
+        let token = Token::new(scenario.clone(), indices);
+        c.token = Some(token.encode());
+        (c, Some(token))
     }
 
     /// The property that broke.
@@ -99,6 +129,9 @@ impl fmt::Display for Counterexample {
             self.steps,
             self.shrink_attempts
         )?;
+        if let Some(reason) = &self.shrink_cut_short {
+            writeln!(f, "(shrinking ended early: {reason})")?;
+        }
         writeln!(f, "{}", self.violation.explanation)?;
         writeln!(f)?;
         writeln!(f, "trace:")?;

@@ -28,6 +28,7 @@ pub mod scenario;
 pub mod schedule;
 pub mod shrink;
 pub mod stop;
+pub mod timing;
 pub mod token;
 pub mod trace;
 pub mod viewer;

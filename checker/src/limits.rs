@@ -162,6 +162,46 @@ pub const COMPARE_CLIENT_COUNTS: Limit = Limit {
     max: 16,
     why: "distinct client counts compared",
 };
+/// Each latency and service time in `[timing]` (model microseconds).
+pub const TIMING_US: Limit = Limit {
+    name: "timing.*_us",
+    min: 0,
+    max: 10_000_000,
+    why: "model microseconds; 10 s is far beyond any message or request",
+};
+pub const JITTER_PERCENT: Limit = Limit {
+    name: "timing.jitter_percent",
+    min: 0,
+    max: 100,
+    why: "a latency or service time varies within ± this share of itself",
+};
+pub const FAULT_INTERVAL_US: Limit = Limit {
+    name: "timing.fault_interval_us",
+    min: 1,
+    max: 3_600_000_000,
+    why: "model microseconds between faults, on average",
+};
+/// `--real-runs` of `zkreal`'s `compare` example: the real server's runs per cell.
+pub const REAL_RUNS: Limit = Limit {
+    name: "--real-runs",
+    min: 1,
+    max: 100,
+    why: "runs on the real server per recipe and client count; each takes real seconds",
+};
+/// `calibrate --samples`.
+pub const CALIBRATE_SAMPLES: Limit = Limit {
+    name: "--samples",
+    min: 10,
+    max: 100_000,
+    why: "requests per measurement of `calibrate`",
+};
+/// `calibrate --repeat`.
+pub const CALIBRATE_REPEAT: Limit = Limit {
+    name: "--repeat",
+    min: 1,
+    max: 100,
+    why: "measurements of `calibrate`, a few seconds each",
+};
 /// Characters of a scenario's `name` and `root`.
 pub const TEXT_LEN: Limit = Limit {
     name: "name",
@@ -185,7 +225,7 @@ pub const TOKEN_BYTES: Limit = Limit {
 };
 
 /// Every limit, in the order `docs/SCENARIOS.md` lists them.
-pub const ALL: [Limit; 22] = [
+pub const ALL: [Limit; 28] = [
     CLIENTS,
     SERVERS,
     ROUNDS,
@@ -204,6 +244,12 @@ pub const ALL: [Limit; 22] = [
     TIME_LIMIT,
     COMPARE_SEEDS,
     COMPARE_CLIENT_COUNTS,
+    REAL_RUNS,
+    CALIBRATE_SAMPLES,
+    CALIBRATE_REPEAT,
+    TIMING_US,
+    JITTER_PERCENT,
+    FAULT_INTERVAL_US,
     TEXT_LEN,
     TEXT_LEN.named("root"),
     FILE_BYTES,

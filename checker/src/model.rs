@@ -17,7 +17,7 @@ use crate::aim::{Aims, Roles};
 use crate::invariant::Invariant;
 use crate::monitor::set::MonitorSet;
 use crate::monitor::view::Measured;
-use crate::monitor::{Property, Sim, Violation};
+use crate::monitor::{Property, Violation};
 use crate::scenario::Scenario;
 
 /// World + monitors: one value, `Clone + Hash + Eq`, over clients of
@@ -28,7 +28,7 @@ use crate::scenario::Scenario;
 /// keeps can share equal monitor sets ([`Model::share_parts`]).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Model<C: RecipeSet = AnyRecipe> {
-    pub world: Sim<C>,
+    pub world: World<C>,
     pub monitors: Arc<MonitorSet>,
     /// Which client (or role) each fault kind may strike.
     pub aims: Aims,
@@ -88,7 +88,8 @@ impl<C: RecipeSet> Model<C> {
             &scenario.root,
             &scenario.hard,
             &scenario.report,
-        );
+        )
+        .with_custom(&scenario.monitors);
         monitors.start(&world, start);
         let aims = scenario.aims;
         let mut roles = Roles::default();

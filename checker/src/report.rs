@@ -3,44 +3,126 @@
 //! forge).
 
 use std::fmt::Write as _;
+use std::io;
 use std::path::{Path, PathBuf};
 
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 
 use crate::compare::{CompareConfig, Row};
+use crate::explore::replay::BadChoice;
+use crate::scenario::Invalid;
+
+/// Why a report (or a viewer page) could not be written.
+#[derive(Debug)]
+pub enum ReportError {
+    /// The report path exists and is not a directory.
+    NotADirectory(PathBuf),
+    /// The report directory could not be created.
+    CreateDir { path: PathBuf, source: io::Error },
+    /// A file could not be written.
+    Write { path: PathBuf, source: io::Error },
+    /// A file the report embeds (a chart in the herd page) could not be read.
+    Read { path: PathBuf, source: io::Error },
+    /// plotters could not draw a chart. Its error type is generic over the
+    /// drawing backend, so what it says is kept as text.
+    Draw { path: PathBuf, message: String },
+    /// The scenario a picture needs is refused by the limits.
+    Scenario(Invalid),
+    /// A token's schedule does not fit its scenario.
+    Replay(BadChoice),
+    /// A random run's schedule did not replay as indices: a checker bug.
+    ScheduleDoesNotReplay { recipe: String, seed: u64 },
+}
+
+impl std::fmt::Display for ReportError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReportError::NotADirectory(dir) => write!(
+                f,
+                "`--report` = {} is not a directory (the report is compare.md and SVG charts)",
+                dir.display()
+            ),
+            ReportError::CreateDir { path, source } => {
+                write!(
+                    f,
+                    "cannot create the directory {}: {source}",
+                    path.display()
+                )
+            }
+            ReportError::Write { path, source } => {
+                write!(f, "cannot write {}: {source}", path.display())
+            }
+            ReportError::Read { path, source } => {
+                write!(f, "cannot read {}: {source}", path.display())
+            }
+            ReportError::Draw { path, message } => {
+                write!(f, "cannot draw {}: {message}", path.display())
+            }
+            ReportError::Scenario(invalid) => write!(f, "{invalid}"),
+            ReportError::Replay(bad) => {
+                write!(f, "the token's schedule does not fit its scenario: {bad}")
+            }
+            ReportError::ScheduleDoesNotReplay { recipe, seed } => write!(
+                f,
+                "internal error: the random schedule of {recipe} (seed {seed}) does not replay"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ReportError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ReportError::CreateDir { source, .. }
+            | ReportError::Write { source, .. }
+            | ReportError::Read { source, .. } => Some(source),
+            ReportError::Scenario(invalid) => Some(invalid),
+            ReportError::Replay(bad) => Some(bad),
+            _ => None,
+        }
+    }
+}
+
+/// `create_dir_all`, its failure as a [`ReportError`].
+pub(crate) fn create_dir(dir: &Path) -> Result<(), ReportError> {
+    std::fs::create_dir_all(dir).map_err(|source| ReportError::CreateDir {
+        path: dir.to_path_buf(),
+        source,
+    })
+}
+
+/// `fs::write`, its failure as a [`ReportError`].
+pub(crate) fn write_file(path: &Path, text: &str) -> Result<(), ReportError> {
+    std::fs::write(path, text).map_err(|source| ReportError::Write {
+        path: path.to_path_buf(),
+        source,
+    })
+}
 
 /// Whether `dir` can hold the report: a directory, or a path that can be
 /// created as one. Checked before the comparison runs, so that a bad path
 /// is bad input (exit 2) and costs no time.
-pub fn check_dir(dir: &Path) -> Result<(), String> {
+pub fn check_dir(dir: &Path) -> Result<(), ReportError> {
     if dir.exists() && !dir.is_dir() {
-        return Err(format!(
-            "`--report` = {} is not a directory (the report is compare.md and SVG charts)",
-            dir.display()
-        ));
+        return Err(ReportError::NotADirectory(dir.to_path_buf()));
     }
-    std::fs::create_dir_all(dir).map_err(|e| {
-        format!(
-            "`--report` = {}: cannot create the directory: {e}",
-            dir.display()
-        )
-    })
+    create_dir(dir)
 }
 
 /// The client count of the side-by-side herd picture.
 pub const HERD_CLIENTS: usize = 8;
 
-/// Write `compare.md`, `wakeups-per-release.svg`, `latency.svg` and the
-/// herd picture (`herd-n8.svg`, `herd-n8.html`: one schedule of each recipe
+/// Write `compare.md`, `wakeups-per-release.svg`, `latency.svg`,
+/// `total-time.svg` and the herd picture (`herd-n8.svg`, `herd-n8.html`: one schedule of each recipe
 /// at 8 clients, side by side) into `dir` (created if missing). Returns the
 /// paths written.
 pub fn write_compare(
     dir: &Path,
     config: &CompareConfig,
     rows: &[Row],
-) -> Result<Vec<PathBuf>, String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+) -> Result<Vec<PathBuf>, ReportError> {
+    create_dir(dir)?;
     let wakeups = dir.join("wakeups-per-release.svg");
     let latency = dir.join("latency.svg");
     chart(
@@ -58,70 +140,173 @@ pub fn write_compare(
     )?;
     chart(
         &latency,
-        "Requested → Acquired",
-        "ticks",
+        "Requested → Acquired (model time)",
+        "ms",
         rows,
         &config.recipes,
         Lines {
             solid: "solid: p99",
             dashed: "dashed: mean",
         },
-        |r| r.figures.p99_latency() as f64,
-        |r| r.figures.mean_latency(),
+        |r| r.time.p99_latency_ms(),
+        |r| r.time.mean_latency_ms(),
+    )?;
+    let total = dir.join("total-time.svg");
+    chart(
+        &total,
+        "Time for every client to acquire once (model time)",
+        "ms",
+        rows,
+        &config.recipes,
+        Lines {
+            solid: "solid: total time of a run",
+            dashed: "dashed: the server's busy time in it",
+        },
+        |r| r.time.mean_total_ms(),
+        |r| r.time.mean_total_ms() * r.time.busy_fraction().unwrap_or(0.0),
     )?;
     // One schedule of each recipe drawn side by side, beside the charts.
     let herd = crate::viewer::herd::write_herd(
         dir,
         HERD_CLIENTS,
         config.first_seed,
-        &["wakeups-per-release.svg", "latency.svg"],
+        &["wakeups-per-release.svg", "latency.svg", "total-time.svg"],
     )?;
     let md = dir.join("compare.md");
-    std::fs::write(&md, markdown(config, rows))
-        .map_err(|e| format!("cannot write {}: {e}", md.display()))?;
-    let mut written = vec![md, wakeups, latency];
+    write_file(&md, &markdown_in(config, rows, dir))?;
+    let mut written = vec![md, wakeups, latency, total];
     written.extend(herd);
     Ok(written)
 }
 
+/// The command line that regenerates the report: `zkcheck compare`, or
+/// `zkreal`'s `compare` example when the rows carry real-server figures.
+pub fn command_line(config: &CompareConfig, rows: &[Row], dir: &Path) -> String {
+    let clients = config
+        .clients
+        .iter()
+        .map(|c| c.to_string())
+        .collect::<Vec<_>>()
+        .join(",");
+    let real = rows.iter().find_map(|r| r.real.as_ref());
+    let mut cmd = if real.is_some() {
+        format!(
+            "cargo run --release -p zkreal --example compare -- --clients {clients} --seeds {}",
+            config.seeds
+        )
+    } else {
+        format!(
+            "cargo run --release -- compare --clients {clients} --faults {} --seeds {}",
+            if config.faults { "default" } else { "none" },
+            config.seeds,
+        )
+    };
+    if config.first_seed != 0 {
+        let _ = write!(cmd, " --seed {}", config.first_seed);
+    }
+    if config.hold_ticks != CompareConfig::default().hold_ticks {
+        let _ = write!(cmd, " --hold-ticks {}", config.hold_ticks);
+    }
+    if config.timing != crate::timing::Timing::default() {
+        cmd.push_str(" --timing <FILE>");
+    }
+    if let Some(real) = real {
+        if real.figures.runs != 1 {
+            let _ = write!(cmd, " --real-runs {}", real.figures.runs);
+        }
+    }
+    let _ = write!(cmd, " --report {}", dir.display());
+    cmd
+}
+
 /// The Markdown page.
 pub fn markdown(config: &CompareConfig, rows: &[Row]) -> String {
-    let mut out = String::from("# Naive lock vs predecessor-watch lock\n\n");
+    markdown_in(config, rows, Path::new("reports"))
+}
+
+/// The Markdown page of a report written into `dir`.
+pub fn markdown_in(config: &CompareConfig, rows: &[Row], dir: &Path) -> String {
+    let mut out = String::from(
+        "# Naive lock vs predecessor-watch lock
+
+",
+    );
+    let t = &config.timing;
+    let hold = match config.hold_ticks {
+        0 => "each holder releasing as soon as it acquires (acquisitions follow each other \
+              back to back)"
+            .to_string(),
+        n => format!(
+            "each holder keeping the lock until the {n}{} tick boundary (ticks of 100 ms) \
+             after it acquired",
+            match n {
+                1 => "st",
+                2 => "nd",
+                3 => "rd",
+                _ => "th",
+            }
+        ),
+    };
     let _ = writeln!(
         out,
-        "Generated by `zkcheck compare --clients {} --faults {} --seeds {}`: {} seeded random \
-         schedules per cell (seeds {}..{}), one round per client, {}.\n",
-        config
-            .clients
-            .iter()
-            .map(|c| c.to_string())
-            .collect::<Vec<_>>()
-            .join(","),
-        if config.faults { "default" } else { "none" },
-        config.seeds,
+        "Generated by `{}`: {} seeded timed runs per cell (seeds {}..{}), one round per client, \
+         {hold}, one server, {}.\n",
+        command_line(config, rows, dir),
         config.seeds,
         config.first_seed,
         config.first_seed + config.seeds,
         if config.faults {
-            "with up to two connection drops and one session expiry per run (each seed also decides which fault kinds are on)"
+            "with up to two connection drops and one session expiry per run (arriving as a Poisson process in model time)"
         } else {
             "no faults"
         },
     );
+    let _ = writeln!(
+        out,
+        "Every run is scheduled by the calibrated timing model (`checker/src/timing/`, \
+         `[timing]` in docs/SCENARIOS.md): one-way latency {} µs, service {} µs per read and {} µs \
+         per write (+{} µs commit delay), {} µs per watch notification, ±{} % jitter; the server \
+         is one FIFO queue, so a herd's requests and notifications make everyone behind them \
+         wait. Times are model milliseconds.\n",
+        t.latency_us, t.read_us, t.write_us, t.commit_delay_us, t.notify_us, t.jitter_percent
+    );
     out.push_str(
         "A *wakeup* is a node-watch event delivered to a client waiting for the lock; it belongs \
          to the release that deleted exactly the node the client was watching (the czxid it last \
-         saw at that path; `recipes/src/wakeups.rs` has the exact rules). *Requests* are every operation a client sent. Latency is simulated ticks \
-         from `Requested` to `Acquired`.\n\n",
+         saw at that path; `recipes/src/wakeups.rs` has the exact rules). *Requests* are every \
+         operation a client sent; *notifications* every watch notification the server sent. \
+         *Latency* runs from `Requested` to `Acquired`; *total time* from the start to the last \
+         `Released`; *server busy* is the share of the total time the server spent serving \
+         requests and sending notifications.\n\n",
     );
     out.push_str(&crate::compare::table(rows));
+    if rows.iter().any(|r| r.real.is_some()) {
+        out.push_str(
+            "\n## Simulated vs real server\n\n\
+             The same cells on Debian's ZooKeeper 3.8 (a private standalone server on loopback, \
+             `zkreal::TestServer`), the clients driven by `zkreal::drive` on one tokio thread \
+             exactly as the real-server example runs them (`cargo run --release -p zkreal \
+             --example lock`), counted by the same code. Real times are wall-clock \
+             milliseconds; the real server's busy time cannot be seen from its clients (—). \
+             *gap* is (sim − real) / real. With holds of a tick or more every waiter has set \
+             its watch before each release, and the discrete figures follow from the recipes \
+             and the model's order of events; back to back (`--hold-ticks 0`) they depend on \
+             timing, and the gaps measure how well the calibrated model predicts this \
+             machine's server and client stack (see docs/CONFORMANCE.md).\n\n",
+        );
+        out.push_str(&crate::compare::real_table(rows));
+    }
     out.push_str(
         "\n![wakeups per release](wakeups-per-release.svg)\n\n![latency](latency.svg)\n\n\
+         ![total time](total-time.svg)\n\n\
          The predecessor-watch lock wakes exactly the next waiter on each release; the naive \
-         lock wakes every client then watching the lock node, and only one of them can win. Its \
-         maximum reaches N−1 when every other client is already watching at a release; at large \
-         N a random schedule sometimes releases before the last waiters have set their watch, \
-         which is why it can fall a little short of N−1 there.\n\n\
+         lock wakes every client then watching the lock node, and only one of them can win: \
+         N−1 at the first release when every other client is already watching (a hold of a \
+         tick or more leaves them time to; with `--hold-ticks 0` releases can come before \
+         the waiters' watches are set, and their wakeups are then `NodeCreated` events that \
+         belong to no release). Every woken waiter sends a create and, losing, an `exists`: \
+         the herd's requests and notifications queue at the one server, which is what the \
+         time columns and the busy share show.\n\n\
          ## One schedule of each, 8 clients\n\n\
          Every release (the leader committing the lock node's delete, labelled with how many \
          waiters it woke), every wakeup it caused (a watch notification, numbered) and every \
@@ -176,8 +361,11 @@ fn chart(
     lines: Lines,
     solid: impl Fn(&Row) -> f64,
     dashed: impl Fn(&Row) -> f64,
-) -> Result<(), String> {
-    let err = |e: &dyn std::fmt::Display| format!("cannot draw {}: {e}", path.display());
+) -> Result<(), ReportError> {
+    let err = |e: &dyn std::fmt::Display| ReportError::Draw {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    };
     let log2 = |clients: usize| (clients.max(1) as f64).log2();
     let mut counts: Vec<usize> = rows.iter().map(|r| r.clients).collect();
     counts.sort_unstable();
@@ -269,7 +457,7 @@ fn chart(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::monitor::Figures;
+    use crate::monitor::Tally;
 
     #[test]
     fn integer_ticks_are_whole_and_few() {
@@ -277,6 +465,31 @@ mod tests {
         let t = integer_ticks(95.0);
         assert!(t.len() <= 11 && *t.last().unwrap() >= 95.0, "{t:?}");
         assert!(t.iter().all(|v| v.fract() == 0.0));
+    }
+
+    #[test]
+    fn a_report_path_that_cannot_be_a_directory_is_a_typed_error() {
+        let base = std::env::temp_dir().join(format!("zkcheck-report-err-{}", std::process::id()));
+        std::fs::create_dir_all(&base).unwrap();
+        let file = base.join("a-file");
+        std::fs::write(&file, "x").unwrap();
+        let err = check_dir(&file).unwrap_err();
+        assert!(
+            matches!(&err, ReportError::NotADirectory(p) if p == &file),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("is not a directory"), "{err}");
+        let under = file.join("sub");
+        let err = write_compare(&under, &CompareConfig::default(), &[]).unwrap_err();
+        assert!(
+            matches!(&err, ReportError::CreateDir { path, .. } if path == &under),
+            "{err:?}"
+        );
+        assert!(std::error::Error::source(&err).is_some());
+        let dir = base.join("fresh");
+        check_dir(&dir).unwrap();
+        assert!(dir.is_dir());
+        let _ = std::fs::remove_dir_all(&base);
     }
 
     #[test]
@@ -290,10 +503,10 @@ mod tests {
             .iter()
             .flat_map(|r| {
                 [2usize, 4].map(|n| {
-                    let mut figures = Figures {
+                    let mut figures = Tally {
                         runs: 1,
                         acquisitions: n as u64,
-                        ..Figures::default()
+                        ..Tally::default()
                     };
                     figures.wakeups_per_release.record(if *r == "naive" {
                         n as u64 - 1
@@ -301,17 +514,26 @@ mod tests {
                         1
                     });
                     figures.latency.record(3);
+                    let mut time = crate::timing::TimeFigures {
+                        runs: 1,
+                        total_us: 3000 * n as u64,
+                        busy_us: Some(1000 * n as u64),
+                        ..Default::default()
+                    };
+                    time.latency_us.record(1500);
                     Row {
                         recipe: r.to_string(),
                         clients: n,
                         figures,
+                        time,
+                        real: None,
                     }
                 })
             })
             .collect();
         let dir = std::env::temp_dir().join(format!("zkcheck-report-{}", std::process::id()));
         let written = write_compare(&dir, &config, &rows).unwrap();
-        assert_eq!(written.len(), 5);
+        assert_eq!(written.len(), 6);
         let md = std::fs::read_to_string(dir.join("compare.md")).unwrap();
         assert!(md.contains("| naive | 4 | 1 | 4 |"), "{md}");
         assert!(md.contains("--clients 2,4 --faults none --seeds 1"), "{md}");
@@ -326,7 +548,7 @@ mod tests {
             "the herd page carries the charts"
         );
         assert!(md.contains("![naive vs sequential"), "{md}");
-        for chart in ["wakeups-per-release.svg", "latency.svg"] {
+        for chart in ["wakeups-per-release.svg", "latency.svg", "total-time.svg"] {
             let svg = std::fs::read_to_string(dir.join(chart)).unwrap();
             assert!(svg.starts_with("<svg"), "{chart}");
             assert!(
@@ -334,10 +556,7 @@ mod tests {
                 "{chart} has a legend"
             );
             assert!(svg.contains("<polyline"), "{chart} has lines");
-            assert!(
-                svg.contains("dashed: mean"),
-                "{chart} says what dashes mean"
-            );
+            assert!(svg.contains("dashed: "), "{chart} says what dashes mean");
             assert!(svg.contains("log2"), "{chart} has a log2 client axis");
             assert!(
                 !svg.contains(">2.5<") && !svg.contains(".5<"),

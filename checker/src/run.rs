@@ -10,7 +10,7 @@ use zksim::{Event, Happening};
 
 use crate::explore::random::RandomChooser;
 use crate::model::Model;
-use crate::monitor::figures::Figures;
+use crate::monitor::tally::Tally;
 use crate::monitor::Violation;
 use crate::scenario::Scenario;
 use crate::schedule::{is_injected_fault, Schedule};
@@ -30,7 +30,7 @@ pub struct RunOutcome {
     pub violation: Option<Violation>,
     pub schedule: Schedule,
     pub steps: usize,
-    pub figures: Figures,
+    pub figures: Tally,
     /// The run was cut at `explore.max_steps` (see [`Ending::StepBound`]).
     pub cut: bool,
 }

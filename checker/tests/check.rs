@@ -91,3 +91,38 @@ fn a_false_invariant_is_caught_at_its_step_and_a_true_one_passes() {
     assert_eq!(again.property(), Property::Always("at most one lock node"));
     Check::<SequentialLock>::replay(&token).assert_holds();
 }
+
+#[test]
+fn the_cli_prints_the_counterexample_a_failing_check_panics_with() {
+    use zkcheck::cli::{run, Exit};
+    use zkcheck::scenario::Scenario;
+    use zkrecipes::AnyRecipe;
+
+    let check = Check::<AnyRecipe>::from_scenario(Scenario::lock("sequential-string-sort", 3))
+        .rounds(2)
+        .random(300)
+        .seed(0);
+    let c = check.assert_fails();
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("check-cli");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("string-sort.toml");
+    std::fs::write(&path, check.scenario().to_canonical()).unwrap();
+    let argv = [
+        "zkcheck",
+        "check",
+        path.to_str().unwrap(),
+        "--strategy",
+        "random",
+        "--schedules",
+        "300",
+        "--seed",
+        "0",
+        "--quiet",
+    ];
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    assert_eq!(run(argv, &mut out, &mut err), Exit::Violation);
+    let out = String::from_utf8(out).unwrap();
+    // One rendering: the CLI's report of the failure is the counterexample's
+    // `Display`, byte for byte, from the header to the token.
+    assert!(out.contains(&format!("\n{c}\n")), "{out}\n---\n{c}");
+}

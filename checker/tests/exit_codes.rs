@@ -183,6 +183,57 @@ fn compare_numbers_are_refused() {
     }
 }
 
+#[test]
+fn compare_timing_inputs_are_refused() {
+    let bad_value = file(
+        "timing-bad.toml",
+        "[timing]\nlatency_us = 10\nnotify_us = 99999999999\n",
+    );
+    assert_bad(
+        &zk(&[
+            "compare",
+            "-q",
+            "--clients",
+            "2",
+            "--seeds",
+            "1",
+            "--timing",
+            &bad_value,
+        ]),
+        &["timing-bad.toml:3:1", "`timing.notify_us` = 99999999999"],
+    );
+    let unknown = file("timing-unknown.toml", "[timing]\nlatency = 10\n");
+    assert_bad(
+        &zk(&[
+            "compare",
+            "-q",
+            "--clients",
+            "2",
+            "--seeds",
+            "1",
+            "--timing",
+            &unknown,
+        ]),
+        &["timing-unknown.toml:2:1", "unknown field"],
+    );
+    let good = file("timing-good.toml", "[timing]\nlatency_us = 10\n");
+    let r = zk(&[
+        "compare",
+        "-q",
+        "--clients",
+        "2",
+        "--seeds",
+        "1",
+        "--timing",
+        &good,
+    ]);
+    assert_eq!(r.exit, Exit::Ok, "{}", r.err);
+    assert_bad(
+        &zk(&["compare", "-q", "--hold-ticks", "100001"]),
+        &["`--hold-ticks` = 100001"],
+    );
+}
+
 // --- tokens: the checksum is no defence against an edited token ----------
 
 /// A valid token of `scenario_text` (schedule empty), checksum recomputed.

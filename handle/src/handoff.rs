@@ -12,7 +12,7 @@
 //! Callers ([`Handoff::request`], [`Pending::wait`], dropping a [`Guard`])
 //! and the event thread ([`Handoff::granted`], [`Handoff::lost`],
 //! [`Handoff::gave_up`], [`Handoff::close`]) only change [`State`] under
-//! one mutex; after every change [`State::settle`] decides what the recipe
+//! one mutex; after every change `State::settle` decides what the recipe
 //! must do next, as [`Command`]s the event thread takes in order
 //! ([`Handoff::wait_command`] / [`Handoff::try_command`]). Waiting callers
 //! sleep on one condition variable and re-check their own ticket in a loop

@@ -9,6 +9,8 @@
 //! * [`drive`] runs any sans-IO [`zksim::Client`]s against a server and
 //!   returns what happened as [`zksim::Happening`]s, the simulator's own
 //!   record, so the same counting and checks run on both.
+//! * [`calibrate`] measures a server for the checker's timing model
+//!   (`examples/calibrate.rs` prints the `[timing]` section).
 //! * [`FaultProxy`] sits between clients and the server to break or
 //!   silence connections: `ConnectionLoss`, `Disconnected` and session
 //!   expiry on the real server.
@@ -16,6 +18,7 @@
 //!   a real server and compares what each session observed: it tests the
 //!   simulator against ZooKeeper (see `docs/CONFORMANCE.md`).
 
+pub mod calibrate;
 pub mod conformance;
 mod driver;
 mod ops;

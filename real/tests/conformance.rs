@@ -11,8 +11,9 @@ mod conformance_support;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use conformance_support::{checks, generated, herd, ordering, scripts};
-use zkreal::conformance::{self, Script};
+use conformance_support::{checks, generated, herd, ordering, refusals, scripts};
+use zkreal::conformance::real::ConductorError;
+use zkreal::conformance::{self, Observations, Script};
 use zkreal::TestServer;
 
 /// A fresh root node name per script run.
@@ -29,18 +30,28 @@ pub struct Bench<'s> {
 impl Bench<'_> {
     /// Run `script` on both sides; `Err` with a side-by-side listing on any difference.
     pub fn check(&self, script: &Script) -> Result<(), String> {
-        let root = format!("/conf-{}", NEXT_ROOT.fetch_add(1, Ordering::SeqCst));
+        let root = self.fresh_root();
         let rooted = script.rooted(&root);
         let sim = conformance::sim::run(&rooted, &root)
-            .map_err(|e| format!("{}simulator: {}", script.listing(), e.0))?;
+            .map_err(|e| format!("{}{e}", script.listing()))?;
         let real = self
-            .runtime
-            .block_on(conformance::real::run(&rooted, &root, self.server))
+            .run_real(&rooted, &root)
             .map_err(|e| format!("{}real server: {e}", script.listing()))?;
         match conformance::compare(&rooted, &sim, &real) {
             None => Ok(()),
             Some(diff) => Err(diff),
         }
+    }
+
+    /// A root node no other script run uses.
+    pub fn fresh_root(&self) -> String {
+        format!("/conf-{}", NEXT_ROOT.fetch_add(1, Ordering::SeqCst))
+    }
+
+    /// Run a rooted script on the real server.
+    pub fn run_real(&self, rooted: &Script, root: &str) -> Result<Observations, ConductorError> {
+        self.runtime
+            .block_on(conformance::real::run(rooted, root, self.server))
     }
 
     pub fn record(&mut self, name: &str, result: Result<(), String>) {
@@ -79,13 +90,15 @@ fn main() {
         let result = bench.check(&script);
         bench.record(&script.name, result);
     }
-    let hand = bench.passed + bench.failed;
+    let refused = refusals::run(&mut bench);
+    let hand = bench.passed + bench.failed - refused;
     let generated = generated::run(&mut bench);
     let herds = herd::run(&mut bench, &server);
     let total = bench.passed + bench.failed;
     println!(
         "conformance: {total} scripts ran against simulator and real ZooKeeper \
-         ({hand} hand-written, {generated} generated, {herds} herd comparisons) in {:.1?}",
+         ({hand} hand-written, {refused} refused as unplayable, {generated} generated, \
+         {herds} herd comparisons) in {:.1?}",
         started.elapsed()
     );
     println!(

@@ -30,41 +30,41 @@ fn replies_stats_and_watch_events_match_the_real_server() {
         },
     ]);
     let script = vec![
-        Step::Do(create("/r", CreateMode::Persistent)),
-        Step::Do(create("/r/s-", CreateMode::PersistentSequential)),
-        Step::Do(create("/r/e-", CreateMode::EphemeralSequential)),
+        Cue::Do(create("/r", CreateMode::Persistent)),
+        Cue::Do(create("/r/s-", CreateMode::PersistentSequential)),
+        Cue::Do(create("/r/e-", CreateMode::EphemeralSequential)),
         // Two library watchers on one path: one notification, delivered once.
-        Step::Do(Op::Exists {
+        Cue::Do(Op::Exists {
             path: seq0.into(),
             watch: true,
         }),
-        Step::Do(Op::GetData {
+        Cue::Do(Op::GetData {
             path: seq0.into(),
             watch: true,
         }),
-        Step::Do(Op::Delete {
+        Cue::Do(Op::Delete {
             path: seq0.into(),
             version: 5,
         }),
-        Step::Do(delete_seq0.clone()),
-        Step::AwaitWatches(1),
-        Step::Do(create("/r/s-", CreateMode::PersistentSequential)),
-        Step::Do(create("/r/eph", CreateMode::Ephemeral)),
-        Step::Do(create("/r/eph/c", CreateMode::Persistent)),
-        Step::Do(create("/r", CreateMode::Persistent)),
-        Step::Do(Op::Delete {
+        Cue::Do(delete_seq0.clone()),
+        Cue::AwaitWatches(1),
+        Cue::Do(create("/r/s-", CreateMode::PersistentSequential)),
+        Cue::Do(create("/r/eph", CreateMode::Ephemeral)),
+        Cue::Do(create("/r/eph/c", CreateMode::Persistent)),
+        Cue::Do(create("/r", CreateMode::Persistent)),
+        Cue::Do(Op::Delete {
             path: "/r".into(),
             version: -1,
         }),
-        Step::Do(Op::GetData {
+        Cue::Do(Op::GetData {
             path: "/r/none".into(),
             watch: true,
         }),
-        Step::Do(Op::GetChildren {
+        Cue::Do(Op::GetChildren {
             path: "/r".into(),
             watch: true,
         }),
-        Step::Do(Op::Multi(vec![
+        Cue::Do(Op::Multi(vec![
             create("/r/m1", CreateMode::Persistent),
             Op::Delete {
                 path: "/r/missing".into(),
@@ -72,16 +72,16 @@ fn replies_stats_and_watch_events_match_the_real_server() {
             },
             create("/r/m3", CreateMode::Persistent),
         ])),
-        Step::Do(Op::Exists {
+        Cue::Do(Op::Exists {
             path: "/r/m1".into(),
             watch: false,
         }),
-        Step::Do(multi_ok.clone()),
-        Step::AwaitWatches(2),
-        Step::Do(Op::Sync { path: "/r".into() }),
+        Cue::Do(multi_ok.clone()),
+        Cue::AwaitWatches(2),
+        Cue::Do(Op::Sync { path: "/r".into() }),
     ];
     let started = Instant::now();
-    let run = drive_blocking(vec![Scripted::new(script)], &config(&server)).expect("drive");
+    let run = drive_blocking(vec![CuedClient::new(script)], &config(&server)).expect("drive");
     eprintln!(
         "scripted run took {:?} (drive: {:?})",
         started.elapsed(),
@@ -200,7 +200,7 @@ fn closing_a_session_deletes_its_ephemerals_for_everyone() {
         return;
     };
     let setup = drive_blocking(
-        vec![Scripted::new(vec![Step::Do(create(
+        vec![CuedClient::new(vec![Cue::Do(create(
             "/r2",
             CreateMode::Persistent,
         ))])],
@@ -214,20 +214,20 @@ fn closing_a_session_deletes_its_ephemerals_for_everyone() {
         watch,
     };
     // A owns an ephemeral and closes its session once B says it is watching.
-    let a = Scripted::new(vec![
-        Step::Do(create("/r2/e", CreateMode::Ephemeral)),
-        Step::Do(exists("/r2/ready", true)),
-        Step::AwaitCreationIfAbsent,
-        Step::Close,
+    let a = CuedClient::new(vec![
+        Cue::Do(create("/r2/e", CreateMode::Ephemeral)),
+        Cue::Do(exists("/r2/ready", true)),
+        Cue::AwaitCreationIfAbsent,
+        Cue::Close,
     ]);
     // B sees the ephemeral, says so, and waits for its deletion.
-    let b = Scripted::new(vec![
-        Step::Do(exists("/r2/e", true)),
-        Step::AwaitCreationIfAbsent,
-        Step::Do(exists("/r2/e", true)),
-        Step::Do(create("/r2/ready", CreateMode::Persistent)),
-        Step::AwaitOneMoreWatch,
-        Step::Do(exists("/r2/e", false)),
+    let b = CuedClient::new(vec![
+        Cue::Do(exists("/r2/e", true)),
+        Cue::AwaitCreationIfAbsent,
+        Cue::Do(exists("/r2/e", true)),
+        Cue::Do(create("/r2/ready", CreateMode::Persistent)),
+        Cue::AwaitOneMoreWatch,
+        Cue::Do(exists("/r2/e", false)),
     ]);
     let run = drive_blocking(vec![a, b], &config(&server)).expect("drive");
     assert!(run.finished, "{:?}", run.clients);
@@ -267,7 +267,7 @@ fn timers_fire_after_their_ticks_of_real_time() {
         return;
     };
     let run = drive_blocking(
-        vec![Scripted::new(vec![Step::Sleep(3), Step::Sleep(2)])],
+        vec![CuedClient::new(vec![Cue::Sleep(3), Cue::Sleep(2)])],
         &config(&server),
     )
     .expect("drive");

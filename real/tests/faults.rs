@@ -49,13 +49,13 @@ fn a_broken_connection_fails_what_is_in_flight_then_reconnects_the_same_session(
         return;
     };
     let proxy = proxy_for(&server);
-    let client = Scripted::new(vec![
-        Step::Do(create("/f1", CreateMode::Ephemeral)),
-        Step::Sleep(20),
+    let client = CuedClient::new(vec![
+        Cue::Do(create("/f1", CreateMode::Ephemeral)),
+        Cue::Sleep(20),
         // Sent while the proxy holds every byte: lost with the connection.
-        Step::Do(exists("/f1", false)),
-        Step::AwaitSession(SessionEvent::SyncConnected),
-        Step::Do(exists("/f1", false)),
+        Cue::Do(exists("/f1", false)),
+        Cue::AwaitSession(SessionEvent::SyncConnected),
+        Cue::Do(exists("/f1", false)),
     ]);
     // A long session timeout keeps the library from noticing the silence by
     // itself (it gives up on a connection after 2/5 of it): we break it.
@@ -126,18 +126,18 @@ fn a_silent_network_lets_the_server_expire_the_session_and_its_ephemerals() {
     };
     let proxy = proxy_for(&server);
     // Client 0 goes through the proxy and will be cut off; client 1 watches directly.
-    let victim = Scripted::new(vec![
-        Step::Do(create("/f2", CreateMode::Ephemeral)),
-        Step::AwaitSession(SessionEvent::Expired),
-        Step::Reopen,
-        Step::Do(exists("/f2", false)),
-        Step::Do(create("/f2", CreateMode::Ephemeral)),
+    let victim = CuedClient::new(vec![
+        Cue::Do(create("/f2", CreateMode::Ephemeral)),
+        Cue::AwaitSession(SessionEvent::Expired),
+        Cue::Reopen,
+        Cue::Do(exists("/f2", false)),
+        Cue::Do(create("/f2", CreateMode::Ephemeral)),
     ]);
-    let witness = Scripted::new(vec![
-        Step::Do(exists("/f2", true)),
-        Step::AwaitCreationIfAbsent,
-        Step::Do(exists("/f2", true)),
-        Step::AwaitOneMoreWatch,
+    let witness = CuedClient::new(vec![
+        Cue::Do(exists("/f2", true)),
+        Cue::AwaitCreationIfAbsent,
+        Cue::Do(exists("/f2", true)),
+        Cue::AwaitOneMoreWatch,
     ]);
     let config = DriveConfig {
         session_timeout: Duration::from_secs(2),

@@ -209,7 +209,7 @@ impl Client for QueueLock {
 
 fn make_root(server: &TestServer, root: &str) {
     let run = drive_blocking(
-        vec![Scripted::new(vec![Step::Do(create(
+        vec![CuedClient::new(vec![Cue::Do(create(
             root,
             CreateMode::Persistent,
         ))])],

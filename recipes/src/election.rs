@@ -12,8 +12,8 @@
 //! ensemble cannot know it still leads). `workload.rounds` is the number of
 //! terms each candidate serves, `hold_ticks` their length.
 
-use crate::lock::driver::LockClient;
 use crate::lock::flaws::Flaws;
+use crate::lock::protocol::LockClient;
 use crate::lock::rounds::Rounds;
 use crate::lock::sequential::{Role, SequentialProtocol};
 use crate::RecipeParams;

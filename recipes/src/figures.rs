@@ -2,9 +2,9 @@
 //!
 //! The input is a [`Happening`] log. Only the client-side part is needed —
 //! `Sent`, `Delivered`, `App` (and `Taken` when there is one) — which both
-//! the simulator and the real-server driver ([`crate::real`]) write, so the
+//! the simulator and the real-server driver (`zkreal::drive`) write, so the
 //! same numbers can be set side by side (`zkcheck compare`,
-//! `examples/lock.rs`).
+//! `real/examples/lock.rs`).
 //!
 //! The definitions are [`crate::wakeups`]'s, which the checker's `herd`
 //! monitor uses too, so the figures agree with it by construction. In short:

@@ -63,7 +63,7 @@ open(DOC, 'w').write(doc)
 print("ok", len(table), len(found))
 doc = open(DOC).read()
 notes = {
- "`curator-leader-expiry.toml` | **violated**": "`curator-leader-expiry.toml` | **violated** (no leader emerges; re-judged under expiry by silence: no two leaders any more)",
+ "`curator-leader-expiry.toml` | holds (3000 schedules)": "`curator-leader-expiry.toml` | holds (3000 schedules; re-judged on ZooKeeper's expiry timeline: the former two leaders rested on the old instant expiry)",
  "`writelock-faults.toml` | **violated**": "`writelock-faults.toml` | **violated** (caller carries on after `unlock()` throws)",
  "`queue-drop.toml` | **violated**": "`queue-drop.toml` | **violated** (a consumer died; nothing lost)",
  "`queue-poll-drop.toml` | **violated**": "`queue-poll-drop.toml` | **violated** (a consumer died; nothing lost)",

@@ -7,7 +7,7 @@
 use zksim::demo;
 
 /// `trace-hash` of `--seed 42`.
-const GOLDEN_SEED_42: u64 = 0x2fee_bb39_1bf6_0774;
+const GOLDEN_SEED_42: u64 = 0x219f_4d97_7bb4_b461;
 
 #[test]
 fn seed_42_trace_hash_is_pinned() {

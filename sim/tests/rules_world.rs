@@ -1540,6 +1540,47 @@ fn s22a_partition_longer_than_the_session_timeout_expires_a_client_that_believes
 }
 
 #[test]
+fn s22a_a_healed_follower_forwards_the_touches_it_held_unless_it_had_shut_down() {
+    // The follower keeps collecting its clients' pings while cut off
+    // (`LearnerSessionTracker`'s touch table) and answers the leader's next
+    // ping with them once the partition heals within sync_limit (the TCP
+    // connection survived); past sync_limit it shut down and they are lost.
+    for (heal_after, forwarded) in [(4, true), (5, false)] {
+        let mut sim = holder_on(
+            1,
+            Config {
+                sync_limit: 5,
+                faults: FaultBudget {
+                    partitions: 1,
+                    ..Default::default()
+                },
+                ..config(3)
+            },
+        );
+        let session = sim.world.session_of(1);
+        let cut_at = sim.world.now();
+        sim.fault(Fault::Partition { server: 1 });
+        sim.ticks(heal_after);
+        assert_eq!(
+            sim.world.expiry_deadline(session),
+            Some(cut_at + 20 + 1),
+            "the leader heard nothing while partitioned"
+        );
+        sim.fault(Fault::Heal { server: 1 });
+        let expected = if forwarded {
+            cut_at + heal_after + 20 + 1
+        } else {
+            cut_at + 20 + 1
+        };
+        assert_eq!(
+            sim.world.expiry_deadline(session),
+            Some(expected),
+            "healed after {heal_after} ticks"
+        );
+    }
+}
+
+#[test]
 fn s22a_a_pause_no_longer_than_the_timeout_keeps_the_session_a_longer_one_does_not() {
     for (pause, survives) in [(20, true), (21, false)] {
         let mut sim = holder_on(

@@ -32,7 +32,7 @@ use crate::counterexample::Counterexample;
 use crate::explore::replay::replay;
 use crate::explore::{self, Exploration, Failure, Options};
 use crate::invariant::Invariant;
-use crate::monitor::Property;
+use crate::monitor::{Custom, Monitor, Property};
 use crate::progress::Progress;
 use crate::scenario::{Scenario, StrategyKind};
 use crate::token::Token;
@@ -85,7 +85,8 @@ impl<C: RecipeSet> Check<C> {
 
     /// Replay a `replay:` token printed by a failing check (or by
     /// `zkcheck check`) instead of exploring: a regression test. Add the
-    /// same [`always`](Check::always) invariants the failing check had.
+    /// same [`always`](Check::always) invariants and
+    /// [`monitor`](Check::monitor)s the failing check had.
     ///
     /// # Panics
     /// If the token is malformed or names a recipe `C` does not have.
@@ -139,6 +140,15 @@ impl<C: RecipeSet> Check<C> {
     /// A plain function, so the explored state stays `Hash + Eq`.
     pub fn always(mut self, name: &'static str, holds: fn(&World<C>) -> bool) -> Self {
         self.scenario.always.push(Invariant::new(name, holds));
+        self
+    }
+
+    /// A monitor of the user's own: any [`Monitor`], judged (hard) after
+    /// every step and at the end, like the built-in ones. Its state is part
+    /// of the explored state (keep figures-only counters in a
+    /// [`crate::monitor::view::Measured`]).
+    pub fn monitor(mut self, monitor: impl Monitor) -> Self {
+        self.scenario.monitors.push(Custom::new(monitor));
         self
     }
 
@@ -217,9 +227,7 @@ impl<C: RecipeSet> Check<C> {
         }
         let overrides = env::Overrides::from_env().unwrap_or_else(|e| panic!("zkcheck: {e}"));
         if let Some(token) = &overrides.replay {
-            return Check::<C>::replay(token)
-                .with_invariants(&self.scenario.always)
-                .run();
+            return Check::<C>::replay(token).with_code_of(self).run();
         }
         if let Some(indices) = &self.replay {
             return self.run_replay(indices);
@@ -245,8 +253,11 @@ impl<C: RecipeSet> Check<C> {
         }
     }
 
-    fn with_invariants(mut self, always: &[Invariant<C>]) -> Self {
-        self.scenario.always = always.to_vec();
+    /// This check with `other`'s invariants and monitors: code, which a
+    /// token does not carry.
+    fn with_code_of(mut self, other: &Self) -> Self {
+        self.scenario.always = other.scenario.always.clone();
+        self.scenario.monitors = other.scenario.monitors.clone();
         self
     }
 
@@ -261,6 +272,7 @@ impl<C: RecipeSet> Check<C> {
             found_steps: run.schedule.len(),
             steps: run.schedule.len(),
             shrink_attempts: 0,
+            shrink_cut_short: None,
             trace: replayed.trace.text.clone(),
             token: Some(Token::new(self.scenario.clone(), indices.to_vec()).encode()),
         });

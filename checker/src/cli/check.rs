@@ -3,11 +3,11 @@
 
 use std::time::Instant;
 
-use crate::explore::{self, replay::replay, Exploration, Failure, Options};
-use crate::monitor::Figures;
+use crate::counterexample::Counterexample;
+use crate::explore::{self, Exploration, Failure, Options};
+use crate::monitor::Tally;
 use crate::progress::{Display, Progress};
 use crate::scenario::{property_name, Scenario, StrategyKind};
-use crate::shrink::shrink_until;
 use crate::stop::install_signal_handler;
 use crate::token::Token;
 
@@ -162,7 +162,7 @@ fn print_summary(io: &mut Io, scenario: &Scenario, options: &Options, r: &Explor
 }
 
 /// The measured figures in two lines (the full set is in `compare`'s report).
-fn print_figures(io: &mut Io, scenario: &Scenario, f: &Figures) {
+fn print_figures(io: &mut Io, scenario: &Scenario, f: &Tally) {
     if f.acquisitions > 0 {
         say!(
             io,
@@ -193,7 +193,8 @@ fn print_figures(io: &mut Io, scenario: &Scenario, f: &Figures) {
     }
 }
 
-/// Print the shrunk counterexample; returns its replay token.
+/// Print the shrunk counterexample (its `Display`, the same text a failing
+/// `Check` assertion panics with); returns its replay token.
 fn print_failure(
     io: &mut Io,
     scenario: &Scenario,
@@ -201,39 +202,9 @@ fn print_failure(
     progress: &Progress,
 ) -> Option<Token> {
     // Ctrl-C or the time limit also end shrinking, with what it has.
-    let stop = || progress.stopped().is_some();
-    let shrunk = shrink_until(scenario, &failure.schedule, &failure.violation, &stop);
-    let found = match failure.seed {
-        Some(seed) => format!("seed {seed}"),
-        None => "exhaustive search".to_string(),
-    };
+    let (counterexample, token) =
+        Counterexample::shrunk_until(scenario, failure, &|| progress.stopped());
     say!(io);
-    say!(
-        io,
-        "VIOLATION of {} (found by {found} after {} steps; shrunk to {} steps in {} replays)",
-        property_name(shrunk.violation.property),
-        failure.schedule.len(),
-        shrunk.schedule.len(),
-        shrunk.attempts
-    );
-    if let Some(reason) = progress.stop().reason() {
-        say!(io, "(shrinking ended early: {reason})");
-    }
-    say!(io, "{}", shrunk.violation.explanation);
-    let Some(indices) = shrunk.schedule.to_indices(scenario) else {
-        say!(io, "(internal error: the shrunk schedule does not replay)");
-        return None;
-    };
-    match replay(scenario, &indices) {
-        Ok(r) => {
-            say!(io);
-            say!(io, "trace:");
-            let _ = std::io::Write::write_all(&mut io.out, r.trace.text.as_bytes());
-        }
-        Err(e) => say!(io, "(internal error: {e})"),
-    }
-    let token = Token::new(scenario.clone(), indices);
-    say!(io);
-    say!(io, "replay: {}", token.encode());
-    Some(token)
+    say!(io, "{counterexample}");
+    token
 }

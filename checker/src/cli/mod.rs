@@ -130,6 +130,15 @@ pub struct CompareArgs {
     /// No progress on stderr.
     #[arg(long, short)]
     pub quiet: bool,
+    /// How long each holder keeps the lock, in ticks of 100 ms (the hold
+    /// timer fires at the tick boundary: 1 tick holds up to 100 ms, 0
+    /// releases at once).
+    #[arg(long, default_value_t = 2)]
+    pub hold_ticks: u64,
+    /// The timing model: a TOML file with a `[timing]` section (what
+    /// `zkreal`'s `calibrate` example writes with `--out`) [default: the calibrated defaults].
+    #[arg(long, value_name = "FILE")]
+    pub timing: Option<PathBuf>,
 }
 
 /// `--strategy` values: the CLI's own type, so that the library's

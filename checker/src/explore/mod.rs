@@ -16,7 +16,7 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use zkrecipes::{AnyRecipe, RecipeSet};
 
-use crate::monitor::figures::Figures;
+use crate::monitor::tally::Tally;
 use crate::monitor::Violation;
 use crate::progress::Progress;
 use crate::run::{outcome, Chooser, RunOutcome};
@@ -85,8 +85,8 @@ pub struct Exploration {
     /// asked to (interrupt, time limit, memory budget, state cap).
     pub ended_by: Option<crate::stop::StopReason>,
     pub failure: Option<Failure>,
-    /// Figures of the measured properties, merged in seed order.
-    pub figures: Figures,
+    /// Tally of the measured properties, merged in seed order.
+    pub figures: Tally,
 }
 
 /// An exploration strategy over scenarios of recipe type `C`.

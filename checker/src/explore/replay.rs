@@ -30,6 +30,8 @@ impl std::fmt::Display for BadChoice {
     }
 }
 
+impl std::error::Error for BadChoice {}
+
 /// Strict replay of event indices.
 pub struct IndexChooser<'a> {
     indices: &'a [u32],

@@ -18,7 +18,7 @@ use zkrecipes::AppEvent;
 use zksim::{ClientId, Happening, Tick};
 
 use super::view::{who, View};
-use super::{Monitor, Property, Sim, StepLog, Violation};
+use super::{Monitor, Property, StepLog, Violation};
 
 /// What a client's last lock event was.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -39,32 +39,6 @@ pub struct AskedMonitor {
 impl AskedMonitor {
     pub fn new() -> Self {
         Self::default()
-    }
-
-    pub fn on_step(&mut self, view: &impl View, step: &StepLog) -> Result<(), Violation> {
-        let mut first = None;
-        for happening in step {
-            let Happening::App { client, event } = happening else {
-                continue;
-            };
-            let now = view.now();
-            match event {
-                AppEvent::Requested { .. } => {
-                    self.last.insert(*client, Last::Asked(now));
-                }
-                AppEvent::GaveUp => {
-                    self.last.insert(*client, Last::GaveUp(now));
-                }
-                AppEvent::Acquired { fence, .. } => {
-                    let before = self.last.insert(*client, Last::Acquired(now));
-                    if !matches!(before, Some(Last::Asked(_))) {
-                        first.get_or_insert_with(|| unasked(*client, *fence, now, before));
-                    }
-                }
-                _ => {}
-            }
-        }
-        first.map_or(Ok(()), Err)
     }
 }
 
@@ -92,11 +66,30 @@ fn unasked(client: ClientId, fence: i64, now: Tick, before: Option<Last>) -> Vio
 }
 
 impl Monitor for AskedMonitor {
-    fn observe(&mut self, world: &Sim, step: &StepLog) -> Result<(), Violation> {
-        self.on_step(world, step)
-    }
-    fn finish(&mut self, _world: &Sim) -> Result<(), Violation> {
-        Ok(())
+    fn observe<V: View + ?Sized>(&mut self, view: &V, step: &StepLog) -> Result<(), Violation> {
+        let mut first = None;
+        for happening in step {
+            let Happening::App { client, event } = happening else {
+                continue;
+            };
+            let now = view.now();
+            match event {
+                AppEvent::Requested { .. } => {
+                    self.last.insert(*client, Last::Asked(now));
+                }
+                AppEvent::GaveUp => {
+                    self.last.insert(*client, Last::GaveUp(now));
+                }
+                AppEvent::Acquired { fence, .. } => {
+                    let before = self.last.insert(*client, Last::Acquired(now));
+                    if !matches!(before, Some(Last::Asked(_))) {
+                        first.get_or_insert_with(|| unasked(*client, *fence, now, before));
+                    }
+                }
+                _ => {}
+            }
+        }
+        first.map_or(Ok(()), Err)
     }
 }
 
@@ -121,16 +114,16 @@ mod tests {
             req(0),
             acq(0, 3),
         ];
-        assert_eq!(m.on_step(&v, &log), Ok(()));
+        assert_eq!(m.observe(&v, &log), Ok(()));
     }
 
     #[test]
     fn an_acquisition_after_release_without_a_new_request_is_caught() {
         let mut m = AskedMonitor::new();
         let mut v = FakeView::new(2);
-        m.on_step(&v, &[req(0), acq(0, 1), rel(0)]).unwrap();
+        m.observe(&v, &[req(0), acq(0, 1), rel(0)]).unwrap();
         v.now = 4;
-        let err = m.on_step(&v, &[acq(0, 7)]).unwrap_err();
+        let err = m.observe(&v, &[acq(0, 7)]).unwrap_err();
         assert_eq!(err.property, Property::AcquiredOnlyWhenAsked);
         for needle in ["client 0", "fence 7", "tick 4", "acquisition at tick 0"] {
             assert!(err.explanation.contains(needle), "{}", err.explanation);
@@ -140,14 +133,14 @@ mod tests {
     #[test]
     fn never_asking_or_having_given_up_is_caught() {
         let v = FakeView::new(2);
-        let err = AskedMonitor::new().on_step(&v, &[acq(1, 3)]).unwrap_err();
+        let err = AskedMonitor::new().observe(&v, &[acq(1, 3)]).unwrap_err();
         assert!(
             err.explanation.contains("never asked"),
             "{}",
             err.explanation
         );
         let err = AskedMonitor::new()
-            .on_step(&v, &[req(1), gave_up(1), acq(1, 3)])
+            .observe(&v, &[req(1), gave_up(1), acq(1, 3)])
             .unwrap_err();
         assert!(err.explanation.contains("given up"), "{}", err.explanation);
     }

@@ -12,7 +12,7 @@ use zkrecipes::AppEvent;
 use zksim::{ClientId, Happening};
 
 use super::view::{who, End, Measured, View};
-use super::{Monitor, Property, Sim, StepLog, Violation};
+use super::{Monitor, Property, StepLog, Tally, Violation};
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct ElectionMonitor {
@@ -28,8 +28,10 @@ impl ElectionMonitor {
     pub fn elections(&self) -> u64 {
         self.elections.0
     }
+}
 
-    pub fn on_step(&mut self, view: &impl View, step: &StepLog) -> Result<(), Violation> {
+impl Monitor for ElectionMonitor {
+    fn observe<V: View + ?Sized>(&mut self, view: &V, step: &StepLog) -> Result<(), Violation> {
         let mut first = None;
         for happening in step {
             let Happening::App { client, event } = happening else {
@@ -62,7 +64,7 @@ impl ElectionMonitor {
         first.map_or(Ok(()), Err)
     }
 
-    pub fn on_finish(&mut self, end: &End) -> Result<(), Violation> {
+    fn finish(&mut self, end: &End) -> Result<(), Violation> {
         if end.quiescent || end.progress_possible || !self.leaders.is_empty() {
             return Ok(());
         }
@@ -82,14 +84,9 @@ impl ElectionMonitor {
             ),
         })
     }
-}
 
-impl<C: zksim::Client<Event = zkrecipes::AppEvent>> Monitor<C> for ElectionMonitor {
-    fn observe(&mut self, world: &Sim<C>, step: &StepLog) -> Result<(), Violation> {
-        self.on_step(world, step)
-    }
-    fn finish(&mut self, world: &Sim<C>) -> Result<(), Violation> {
-        self.on_finish(&End::of(world))
+    fn tally(&self, tally: &mut Tally) {
+        tally.elections += self.elections();
     }
 }
 
@@ -103,14 +100,14 @@ mod tests {
         let mut m = ElectionMonitor::new();
         let v = FakeView::new(2);
         assert_eq!(
-            m.on_step(&v, &[elected(0), abdicated(0), elected(1)]),
+            m.observe(&v, &[elected(0), abdicated(0), elected(1)]),
             Ok(())
         );
         let end = End {
             done: vec![true, false],
             ..End::default()
         };
-        assert_eq!(m.on_finish(&end), Ok(()));
+        assert_eq!(m.finish(&end), Ok(()));
         assert_eq!(m.elections(), 2);
     }
 
@@ -118,7 +115,7 @@ mod tests {
     fn two_leaders_and_no_leader_are_caught() {
         let v = FakeView::new(2);
         let mut m = ElectionMonitor::new();
-        let err = m.on_step(&v, &[elected(0), elected(1)]).unwrap_err();
+        let err = m.observe(&v, &[elected(0), elected(1)]).unwrap_err();
         assert!(
             err.explanation.contains("client 1 became leader"),
             "{}",
@@ -131,12 +128,12 @@ mod tests {
         );
 
         let mut m = ElectionMonitor::new();
-        m.on_step(&v, &[elected(0), abdicated(0)]).unwrap();
+        m.observe(&v, &[elected(0), abdicated(0)]).unwrap();
         let end = End {
             done: vec![true, false],
             ..End::default()
         };
-        let err = m.on_finish(&end).unwrap_err();
+        let err = m.finish(&end).unwrap_err();
         assert!(
             err.explanation.contains("client 1 still runs"),
             "{}",

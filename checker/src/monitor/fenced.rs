@@ -17,7 +17,7 @@ use zkrecipes::AppEvent;
 use zksim::{ClientId, Happening};
 
 use super::view::{who, Measured, View};
-use super::{Monitor, Property, Sim, StepLog, Violation};
+use super::{Monitor, Property, StepLog, Tally, Violation};
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct FencedMonitor {
@@ -38,8 +38,10 @@ impl FencedMonitor {
     pub fn accepted_writes(&self) -> u64 {
         self.accepted.0
     }
+}
 
-    pub fn on_step(&mut self, view: &impl View, step: &StepLog) -> Result<(), Violation> {
+impl Monitor for FencedMonitor {
+    fn observe<V: View + ?Sized>(&mut self, view: &V, step: &StepLog) -> Result<(), Violation> {
         let mut first = None;
         for happening in step {
             let Happening::App {
@@ -75,14 +77,10 @@ impl FencedMonitor {
         }
         first.map_or(Ok(()), Err)
     }
-}
 
-impl<C: zksim::Client<Event = zkrecipes::AppEvent>> Monitor<C> for FencedMonitor {
-    fn observe(&mut self, world: &Sim<C>, step: &StepLog) -> Result<(), Violation> {
-        self.on_step(world, step)
-    }
-    fn finish(&mut self, _world: &Sim<C>) -> Result<(), Violation> {
-        Ok(())
+    fn tally(&self, tally: &mut Tally) {
+        tally.stale_writes += self.stale_writes();
+        tally.accepted_writes += self.accepted_writes();
     }
 }
 
@@ -97,7 +95,7 @@ mod tests {
         let v = FakeView::new(2);
         // Client 0 (fence 5) was paused; client 1 got fence 9 and wrote; 0 wakes and writes.
         let log = [write(0, 5), write(1, 9), write(0, 5), write(1, 9)];
-        assert_eq!(m.on_step(&v, &log), Ok(()));
+        assert_eq!(m.observe(&v, &log), Ok(()));
         assert_eq!(m.stale_writes(), 1);
         assert_eq!(m.accepted_writes(), 3);
     }
@@ -107,7 +105,7 @@ mod tests {
         let mut m = FencedMonitor::new();
         let v = FakeView::new(3);
         let err = m
-            .on_step(&v, &[write(0, 5), write(2, 7), write(1, 7)])
+            .observe(&v, &[write(0, 5), write(2, 7), write(1, 7)])
             .unwrap_err();
         assert_eq!(err.property, Property::FencedExclusion);
         assert!(

@@ -20,7 +20,7 @@ use zkrecipes::AppEvent;
 use zksim::{ClientId, Happening, SessionId};
 
 use super::view::{who, Measured, Sessions, View};
-use super::{Monitor, Property, Sim, StepLog, Violation};
+use super::{Monitor, Property, StepLog, Tally, Violation};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct Wait {
@@ -92,8 +92,10 @@ impl FifoMonitor {
             },
         );
     }
+}
 
-    pub fn on_step(&mut self, view: &impl View, step: &StepLog) -> Result<(), Violation> {
+impl Monitor for FifoMonitor {
+    fn observe<V: View + ?Sized>(&mut self, view: &V, step: &StepLog) -> Result<(), Violation> {
         self.sessions.refresh(view);
         let mut first = None;
         for happening in step {
@@ -167,14 +169,9 @@ impl FifoMonitor {
         }
         first.map_or(Ok(()), Err)
     }
-}
 
-impl<C: zksim::Client<Event = zkrecipes::AppEvent>> Monitor<C> for FifoMonitor {
-    fn observe(&mut self, world: &Sim<C>, step: &StepLog) -> Result<(), Violation> {
-        self.on_step(world, step)
-    }
-    fn finish(&mut self, _world: &Sim<C>) -> Result<(), Violation> {
-        Ok(())
+    fn tally(&self, tally: &mut Tally) {
+        tally.fifo_violations += self.violations();
     }
 }
 
@@ -201,7 +198,7 @@ mod tests {
             rel(1),
             acq(2, 2),
         ];
-        assert_eq!(m.on_step(&v, &log), Ok(()));
+        assert_eq!(m.observe(&v, &log), Ok(()));
         assert_eq!(m.violations(), 0);
     }
 
@@ -220,7 +217,7 @@ mod tests {
             rel(0),
             acq(2, 3),
         ];
-        let err = m.on_step(&v, &log).unwrap_err();
+        let err = m.observe(&v, &log).unwrap_err();
         assert_eq!(err.property, Property::Fifo);
         assert!(
             err.explanation.contains("client 2 acquired"),
@@ -245,7 +242,7 @@ mod tests {
         let v = FakeView::new(3);
         let mut m = FifoMonitor::new();
         let log = [req(1), enq(1, 1), req(2), enq(2, 2), gave_up(1), acq(2, 2)];
-        assert_eq!(m.on_step(&v, &log), Ok(()));
+        assert_eq!(m.observe(&v, &log), Ok(()));
         let mut m = FifoMonitor::new();
         let log = [
             req(1),
@@ -255,7 +252,7 @@ mod tests {
             ended(1001, true),
             acq(2, 2),
         ];
-        assert_eq!(m.on_step(&v, &log), Ok(()));
+        assert_eq!(m.observe(&v, &log), Ok(()));
     }
 
     /// Client 1 kept its node through a retry: its place dates from its first request.
@@ -273,7 +270,7 @@ mod tests {
             enq(1, 0),
             acq(1, 0),
         ];
-        assert_eq!(m.on_step(&v, &log), Ok(()));
+        assert_eq!(m.observe(&v, &log), Ok(()));
         // While 1 had given up, 2 asked and joined: 2 is ahead of nobody, 0 still is.
         let mut m = FifoMonitor::new();
         let log = [
@@ -287,7 +284,7 @@ mod tests {
             req(0),
             acq(2, 2),
         ];
-        let err = m.on_step(&v, &log).unwrap_err();
+        let err = m.observe(&v, &log).unwrap_err();
         assert!(
             err.explanation.contains("ahead of client 1"),
             "{}",
@@ -308,6 +305,6 @@ mod tests {
             read(1, 2),
             read(0, 1),
         ];
-        assert_eq!(m.on_step(&v, &log), Ok(()));
+        assert_eq!(m.observe(&v, &log), Ok(()));
     }
 }

@@ -18,9 +18,9 @@ use zkrecipes::wakeups::{Release, WakeupLedger};
 use zkrecipes::{AppEvent, Family};
 use zksim::{ClientId, Delivery, Happening};
 
-use super::figures::Histogram;
+use super::tally::Histogram;
 use super::view::{who, Measured, View};
-use super::{Monitor, Property, Sim, StepLog, Violation};
+use super::{End, Monitor, Property, StepLog, Tally, Violation};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct HerdMonitor {
@@ -44,8 +44,33 @@ impl HerdMonitor {
             latency: Measured(Latency::default()),
         }
     }
+}
 
-    pub fn on_step(&mut self, view: &impl View, step: &StepLog) -> Result<(), Violation> {
+fn herd_violation(
+    view: &(impl View + ?Sized),
+    rel: &Release,
+    event: &zksim::WatchedEvent,
+) -> Violation {
+    let woken: Vec<String> = rel.woken.iter().map(|(c, _)| who(*c)).collect();
+    Violation {
+        property: Property::NoHerd,
+        explanation: format!(
+            "{} released the lock by deleting {}, and by tick {} that one change had woken {} \
+             waiters ({}; the last through a {:?} event on {}): at most one of them can take the \
+             lock next, the others wake only to watch again — a herd",
+            who(rel.client),
+            rel.node.as_deref().unwrap_or("its node"),
+            view.now(),
+            rel.woken.len(),
+            woken.join(", "),
+            event.kind,
+            event.path,
+        ),
+    }
+}
+
+impl Monitor for HerdMonitor {
+    fn observe<V: View + ?Sized>(&mut self, view: &V, step: &StepLog) -> Result<(), Violation> {
         let mut first = None;
         for happening in step {
             if let Happening::App { client, event } = happening {
@@ -88,12 +113,12 @@ impl HerdMonitor {
     }
 
     /// The run ended: every wakeup still waiting to be judged led nowhere.
-    pub fn on_finish(&mut self) {
+    fn finish(&mut self, _end: &End) -> Result<(), Violation> {
         self.ledger.finish();
+        Ok(())
     }
 
-    /// Add what this monitor measured to `figures`.
-    pub fn add_figures(&self, figures: &mut super::Figures) {
+    fn tally(&self, figures: &mut Tally) {
         let l = &self.ledger;
         figures.acquisitions += l.acquisitions();
         figures.requests += l.requests();
@@ -108,48 +133,19 @@ impl HerdMonitor {
     }
 }
 
-fn herd_violation(view: &impl View, rel: &Release, event: &zksim::WatchedEvent) -> Violation {
-    let woken: Vec<String> = rel.woken.iter().map(|(c, _)| who(*c)).collect();
-    Violation {
-        property: Property::NoHerd,
-        explanation: format!(
-            "{} released the lock by deleting {}, and by tick {} that one change had woken {} \
-             waiters ({}; the last through a {:?} event on {}): at most one of them can take the \
-             lock next, the others wake only to watch again — a herd",
-            who(rel.client),
-            rel.node.as_deref().unwrap_or("its node"),
-            view.now(),
-            rel.woken.len(),
-            woken.join(", "),
-            event.kind,
-            event.path,
-        ),
-    }
-}
-
-impl<C: zksim::Client<Event = zkrecipes::AppEvent>> Monitor<C> for HerdMonitor {
-    fn observe(&mut self, world: &Sim<C>, step: &StepLog) -> Result<(), Violation> {
-        self.on_step(world, step)
-    }
-    fn finish(&mut self, _world: &Sim<C>) -> Result<(), Violation> {
-        self.on_finish();
-        Ok(())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::monitor::testkit::*;
-    use crate::monitor::Figures;
+    use crate::monitor::Tally;
     use zkrecipes::wakeups::history::{creates, lists, sees};
     use zksim::EventType;
 
     const LOCK: &str = "/lock/lock";
 
-    fn figures(m: &HerdMonitor) -> Figures {
-        let mut f = Figures::default();
-        m.add_figures(&mut f);
+    fn figures(m: &HerdMonitor) -> Tally {
+        let mut f = Tally::default();
+        m.tally(&mut f);
         f
     }
     fn per_release(m: &HerdMonitor) -> Vec<(u64, u64)> {
@@ -176,8 +172,8 @@ mod tests {
         log.extend([acq(1, 2), delete_sent(1, 9, "/lock/n-1"), rel(1)]);
         log.extend([deleted(2, "/lock/n-1"), acq(2, 3)]);
         log.extend([delete_sent(2, 9, "/lock/n-2"), rel(2)]);
-        assert_eq!(m.on_step(&v, &log), Ok(()));
-        m.on_finish();
+        assert_eq!(m.observe(&v, &log), Ok(()));
+        m.finish(&End::default()).unwrap();
         let f = figures(&m);
         assert_eq!(f.wakeups, 2);
         assert_eq!(f.wasted_wakeups, 0);
@@ -199,15 +195,15 @@ mod tests {
             head.extend(sees(c, 1, LOCK, 7));
         }
         head.extend([delete_sent(0, 3, LOCK), rel(0), deleted(1, LOCK)]);
-        assert_eq!(m.on_step(&v, &head), Ok(()));
-        let err = m.on_step(&v, &[deleted(3, LOCK)]).unwrap_err();
+        assert_eq!(m.observe(&v, &head), Ok(()));
+        let err = m.observe(&v, &[deleted(3, LOCK)]).unwrap_err();
         assert_eq!(err.property, Property::NoHerd);
         for needle in ["client 0 released", LOCK, "client 1, client 3"] {
             assert!(err.explanation.contains(needle), "{}", err.explanation);
         }
         // Report-only runs go on: client 2 is woken too, 1 wins, 3 and 2 wasted.
-        let _ = m.on_step(&v, &[deleted(2, LOCK), acq(1, 2)]);
-        m.on_finish();
+        let _ = m.observe(&v, &[deleted(2, LOCK), acq(1, 2)]);
+        m.finish(&End::default()).unwrap();
         let f = figures(&m);
         assert_eq!(f.max_wakeups_per_release(), 3);
         assert_eq!(f.wasted_wakeups, 2);
@@ -237,8 +233,8 @@ mod tests {
             log.extend(sees(c, 4, LOCK, 0xe));
         }
         log.extend([delete_sent(0, 4, LOCK), rel(0), deleted(3, LOCK)]);
-        let _ = m.on_step(&v, &log);
-        m.on_finish();
+        let _ = m.observe(&v, &log);
+        m.finish(&End::default()).unwrap();
         assert_eq!(
             per_release(&m),
             vec![(1, 1), (3, 1)],
@@ -262,9 +258,9 @@ mod tests {
         let mut m = HerdMonitor::new(Family::RwLock);
         let mut log = head(req_read(2));
         log.extend([read(1, 4), read(2, 5)]);
-        assert_eq!(m.on_step(&v, &log), Ok(()));
+        assert_eq!(m.observe(&v, &log), Ok(()));
         let mut m = HerdMonitor::new(Family::RwLock);
-        assert!(m.on_step(&v, &head(req(2))).is_err());
+        assert!(m.observe(&v, &head(req(2))).is_err());
     }
 
     /// A child watch is charged to the release of a child the client listed.
@@ -278,9 +274,9 @@ mod tests {
         log.extend(lists(2, 1, "/q", &["n-0"]));
         log.extend([delete_sent(0, 2, "/q/n-0"), rel(0)]);
         log.push(woken(1, EventType::NodeChildrenChanged, "/q"));
-        assert_eq!(m.on_step(&v, &log), Ok(()));
+        assert_eq!(m.observe(&v, &log), Ok(()));
         let err = m
-            .on_step(&v, &[woken(2, EventType::NodeChildrenChanged, "/q")])
+            .observe(&v, &[woken(2, EventType::NodeChildrenChanged, "/q")])
             .unwrap_err();
         assert_eq!(err.property, Property::NoHerd);
     }
@@ -297,7 +293,7 @@ mod tests {
         log.push(deleted(1, "/lock/n-0"));
         // 2 watched 1's node, which went with 1's session.
         log.push(deleted(2, "/lock/n-1"));
-        assert_eq!(m.on_step(&v, &log), Ok(()));
+        assert_eq!(m.observe(&v, &log), Ok(()));
         let f = figures(&m);
         assert_eq!(f.wakeups, 2);
         assert_eq!(f.max_wakeups_per_release(), 1);
@@ -307,9 +303,9 @@ mod tests {
     fn latency_is_requested_to_acquired_in_ticks() {
         let mut m = HerdMonitor::new(Family::Lock);
         let mut v = FakeView::new(1);
-        m.on_step(&v, &[req(0)]).unwrap();
+        m.observe(&v, &[req(0)]).unwrap();
         v.now = 7;
-        m.on_step(&v, &[acq(0, 1)]).unwrap();
+        m.observe(&v, &[acq(0, 1)]).unwrap();
         assert_eq!(figures(&m).latency.iter().collect::<Vec<_>>(), vec![(7, 1)]);
     }
 }

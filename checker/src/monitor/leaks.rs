@@ -33,7 +33,7 @@ use zkrecipes::AppEvent;
 use zksim::{ClientId, Delivery, Happening, Op, OpId, SessionId};
 
 use super::view::{is_under, who, End, Measured, Sessions, View};
-use super::{Monitor, Property, Sim, StepLog, Violation};
+use super::{Monitor, Property, StepLog, Tally, Violation};
 
 /// What a client counts as its own node right now.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -72,7 +72,42 @@ impl LeakMonitor {
         self.leaked.0
     }
 
-    pub fn on_step(&mut self, view: &impl View, step: &StepLog) {
+    /// Nodes of live sessions that their clients no longer count as theirs.
+    fn forgotten(&self, end: &End) -> Vec<String> {
+        let mut found = Vec::new();
+        for (c, &session) in end.sessions.iter().enumerate() {
+            // A done client has closed its session (or tried: a close lost
+            // with the connection leaves it to expire): what it still owns
+            // goes with it.
+            let done = end.done.get(c).copied().unwrap_or(false);
+            if done || end.is_crashed(c) || self.ended.contains(&session) {
+                continue;
+            }
+            let own = self.own.get(&c).copied().unwrap_or(Own::Nothing);
+            if own == Own::Unknown {
+                continue;
+            }
+            let going = |path: &str| self.deleting.iter().any(|(&(d, _), p)| d == c && p == path);
+            for (path, owner) in &end.nodes {
+                if *owner != session || !is_under(path, &self.root) || going(path) {
+                    continue;
+                }
+                let name = path.rsplit('/').next().unwrap_or(path);
+                if own != Own::Nothing && sequence_of(name).map(Own::Seq) == Some(own) {
+                    continue;
+                }
+                found.push(format!(
+                    "{path} (of {}'s live session {session:#x})",
+                    who(c)
+                ));
+            }
+        }
+        found
+    }
+}
+
+impl Monitor for LeakMonitor {
+    fn observe<V: View + ?Sized>(&mut self, view: &V, step: &StepLog) -> Result<(), Violation> {
         self.sessions.refresh(view);
         for happening in step {
             match happening {
@@ -108,42 +143,10 @@ impl LeakMonitor {
                 _ => {}
             }
         }
+        Ok(())
     }
 
-    /// Nodes of live sessions that their clients no longer count as theirs.
-    fn forgotten(&self, end: &End) -> Vec<String> {
-        let mut found = Vec::new();
-        for (c, &session) in end.sessions.iter().enumerate() {
-            // A done client has closed its session (or tried: a close lost
-            // with the connection leaves it to expire): what it still owns
-            // goes with it.
-            let done = end.done.get(c).copied().unwrap_or(false);
-            if done || end.is_crashed(c) || self.ended.contains(&session) {
-                continue;
-            }
-            let own = self.own.get(&c).copied().unwrap_or(Own::Nothing);
-            if own == Own::Unknown {
-                continue;
-            }
-            let going = |path: &str| self.deleting.iter().any(|(&(d, _), p)| d == c && p == path);
-            for (path, owner) in &end.nodes {
-                if *owner != session || !is_under(path, &self.root) || going(path) {
-                    continue;
-                }
-                let name = path.rsplit('/').next().unwrap_or(path);
-                if own != Own::Nothing && sequence_of(name).map(Own::Seq) == Some(own) {
-                    continue;
-                }
-                found.push(format!(
-                    "{path} (of {}'s live session {session:#x})",
-                    who(c)
-                ));
-            }
-        }
-        found
-    }
-
-    pub fn on_finish(&mut self, end: &End) -> Result<(), Violation> {
+    fn finish(&mut self, end: &End) -> Result<(), Violation> {
         if !end.progress_possible {
             let forgotten = self.forgotten(end);
             if !forgotten.is_empty() {
@@ -198,15 +201,9 @@ impl LeakMonitor {
             ),
         })
     }
-}
 
-impl<C: zksim::Client<Event = zkrecipes::AppEvent>> Monitor<C> for LeakMonitor {
-    fn observe(&mut self, world: &Sim<C>, step: &StepLog) -> Result<(), Violation> {
-        self.on_step(world, step);
-        Ok(())
-    }
-    fn finish(&mut self, world: &Sim<C>) -> Result<(), Violation> {
-        self.on_finish(&End::of(world))
+    fn tally(&self, tally: &mut Tally) {
+        tally.leaked_nodes += self.leaked();
     }
 }
 
@@ -230,12 +227,12 @@ mod tests {
     #[test]
     fn a_clean_root_passes_and_unclosed_runs_are_not_judged() {
         let mut m = LeakMonitor::new("/lock");
-        m.on_step(&FakeView::new(2), &[ended(1000, false)]);
+        m.observe(&FakeView::new(2), &[ended(1000, false)]).unwrap();
         // Client 1 has not closed: not judged even with a node left.
-        assert_eq!(m.on_finish(&end(&[("/lock", 0), ("/lock/x", 0)])), Ok(()));
-        m.on_step(&FakeView::new(2), &[ended(1001, false)]);
+        assert_eq!(m.finish(&end(&[("/lock", 0), ("/lock/x", 0)])), Ok(()));
+        m.observe(&FakeView::new(2), &[ended(1001, false)]).unwrap();
         assert_eq!(
-            m.on_finish(&end(&[("/", 0), ("/lock", 0), ("/locks", 0)])),
+            m.finish(&end(&[("/", 0), ("/lock", 0), ("/locks", 0)])),
             Ok(())
         );
     }
@@ -243,9 +240,10 @@ mod tests {
     #[test]
     fn leftover_nodes_are_named_with_their_owners() {
         let mut m = LeakMonitor::new("/lock");
-        m.on_step(&FakeView::new(2), &[ended(1000, false), ended(1001, false)]);
+        m.observe(&FakeView::new(2), &[ended(1000, false), ended(1001, false)])
+            .unwrap();
         let err = m
-            .on_finish(&end(&[
+            .finish(&end(&[
                 ("/lock", 0),
                 ("/lock/n-0000000003", 1001),
                 ("/lock/n-0000000004", 0),
@@ -276,7 +274,7 @@ mod tests {
         let mut m = LeakMonitor::new("/lock");
         // Client 0 released n-1 (its delete lost) and queues through n-3;
         // client 1 queues through n-2.
-        m.on_step(
+        m.observe(
             &FakeView::new(2),
             &[
                 req(0),
@@ -290,14 +288,15 @@ mod tests {
                 req(0),
                 enq(0, 3),
             ],
-        );
+        )
+        .unwrap();
         let end = live(&[
             ("/lock", 0),
             ("/lock/n-0000000001", 1000),
             ("/lock/n-0000000002", 1001),
             ("/lock/n-0000000003", 1000),
         ]);
-        let err = m.on_finish(&end).unwrap_err();
+        let err = m.finish(&end).unwrap_err();
         assert_eq!(err.property, Property::NoLeaks);
         assert!(
             err.explanation
@@ -318,13 +317,13 @@ mod tests {
         // A cut-off run (cleanup may be under way) is not judged.
         let mut cut = end.clone();
         cut.progress_possible = true;
-        assert_eq!(m.on_finish(&cut), Ok(()));
+        assert_eq!(m.finish(&cut), Ok(()));
     }
 
     #[test]
     fn a_delete_on_its_way_an_unsaid_place_and_an_ended_session_are_not_leaks() {
         let mut m = LeakMonitor::new("/lock");
-        m.on_step(
+        m.observe(
             &FakeView::new(2),
             &[
                 req(0),
@@ -335,19 +334,21 @@ mod tests {
                 req(1),
                 ended(1000, true),
             ],
-        );
+        )
+        .unwrap();
         let end = live(&[
             ("/lock", 0),
             ("/lock/n-0000000001", 1000),
             ("/lock/n-0000000002", 1001),
         ]);
-        assert_eq!(m.on_finish(&end), Ok(()));
+        assert_eq!(m.finish(&end), Ok(()));
         let mut m = LeakMonitor::new("/lock");
-        m.on_step(&FakeView::new(2), &[req(0), enq(0, 1), gave_up(0)]);
+        m.observe(&FakeView::new(2), &[req(0), enq(0, 1), gave_up(0)])
+            .unwrap();
         let mut end = live(&[("/lock", 0), ("/lock/n-0000000001", 1000)]);
-        assert!(m.on_finish(&end).is_err());
+        assert!(m.finish(&end).is_err());
         end.sessions = vec![1000, 1001];
-        m.on_step(&FakeView::new(2), &[ended(1000, true)]);
-        assert_eq!(m.on_finish(&end), Ok(()));
+        m.observe(&FakeView::new(2), &[ended(1000, true)]).unwrap();
+        assert_eq!(m.finish(&end), Ok(()));
     }
 }

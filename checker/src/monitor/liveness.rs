@@ -27,7 +27,7 @@ use zksim::{ClientId, Happening, SessionId};
 
 use super::view::{who, End, Measured, Sessions, View};
 use super::waitfor::{self, WatchBook};
-use super::{Monitor, Property, Sim, StepLog, Violation};
+use super::{Monitor, Property, StepLog, Tally, Violation};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Phase {
@@ -64,38 +64,8 @@ impl LivenessMonitor {
         self.verdict.0
     }
 
-    pub fn on_step(&mut self, view: &impl View, step: &StepLog) {
-        self.sessions.refresh(view);
-        for happening in step {
-            self.watches.observe(happening, &self.sessions);
-            match happening {
-                Happening::SessionEnded { session, .. } => {
-                    self.ended.insert(*session);
-                }
-                Happening::App { client, event } => match event {
-                    AppEvent::Requested { .. } => {
-                        self.phase.insert(*client, Phase::Waiting);
-                    }
-                    AppEvent::Acquired { .. } | AppEvent::Elected => {
-                        self.phase.insert(*client, Phase::Holding);
-                    }
-                    AppEvent::Released
-                    | AppEvent::LostLock
-                    | AppEvent::Abdicated
-                    | AppEvent::Taken { .. } => {
-                        self.phase.remove(client);
-                    }
-                    AppEvent::GaveUp => {
-                        self.phase.insert(*client, Phase::GaveUp);
-                    }
-                    _ => {}
-                },
-                _ => {}
-            }
-        }
-    }
-
-    pub fn on_finish(&mut self, end: &End) -> Result<Judged, Violation> {
+    /// Judge the end and remember how it ended (for [`LivenessMonitor::stuck`]).
+    pub fn conclude(&mut self, end: &End) -> Result<Judged, Violation> {
         let judged = self.judge(end);
         self.verdict.0 = match judged {
             Ok(Judged::Stuck) | Err(_) => Some(true),
@@ -187,13 +157,49 @@ impl LivenessMonitor {
     }
 }
 
-impl<C: zksim::Client<Event = zkrecipes::AppEvent>> Monitor<C> for LivenessMonitor {
-    fn observe(&mut self, world: &Sim<C>, step: &StepLog) -> Result<(), Violation> {
-        self.on_step(world, step);
+impl Monitor for LivenessMonitor {
+    fn observe<V: View + ?Sized>(&mut self, view: &V, step: &StepLog) -> Result<(), Violation> {
+        self.sessions.refresh(view);
+        for happening in step {
+            self.watches.observe(happening, &self.sessions);
+            match happening {
+                Happening::SessionEnded { session, .. } => {
+                    self.ended.insert(*session);
+                }
+                Happening::App { client, event } => match event {
+                    AppEvent::Requested { .. } => {
+                        self.phase.insert(*client, Phase::Waiting);
+                    }
+                    AppEvent::Acquired { .. } | AppEvent::Elected => {
+                        self.phase.insert(*client, Phase::Holding);
+                    }
+                    AppEvent::Released
+                    | AppEvent::LostLock
+                    | AppEvent::Abdicated
+                    | AppEvent::Taken { .. } => {
+                        self.phase.remove(client);
+                    }
+                    AppEvent::GaveUp => {
+                        self.phase.insert(*client, Phase::GaveUp);
+                    }
+                    _ => {}
+                },
+                _ => {}
+            }
+        }
         Ok(())
     }
-    fn finish(&mut self, world: &Sim<C>) -> Result<(), Violation> {
-        self.on_finish(&End::of(world)).map(|_| ())
+
+    fn finish(&mut self, end: &End) -> Result<(), Violation> {
+        self.conclude(end).map(drop)
+    }
+
+    fn tally(&self, tally: &mut Tally) {
+        match self.stuck() {
+            Some(true) => tally.stuck_runs += 1,
+            Some(false) => tally.cut_off_runs += 1,
+            None => {}
+        }
     }
 }
 
@@ -218,27 +224,29 @@ mod tests {
     #[test]
     fn a_finished_run_passes() {
         let mut m = LivenessMonitor::new();
-        m.on_step(
+        m.observe(
             &FakeView::new(2),
             &[req(0), req(1), acq(0, 1), rel(0), acq(1, 2), rel(1)],
-        );
+        )
+        .unwrap();
         let mut e = end(&[true, true], &[]);
         e.quiescent = true;
-        assert_eq!(m.on_finish(&e), Ok(Judged::Fine));
+        assert_eq!(m.conclude(&e), Ok(Judged::Fine));
     }
 
     #[test]
     fn a_cut_off_run_is_not_judged() {
         let mut m = LivenessMonitor::new();
-        m.on_step(&FakeView::new(2), &[req(0), req(1), acq(0, 1)]);
+        m.observe(&FakeView::new(2), &[req(0), req(1), acq(0, 1)])
+            .unwrap();
         // Time ran out while client 0 holds the lock.
-        assert_eq!(m.on_finish(&end(&[false, false], &[])), Ok(Judged::CutOff));
+        assert_eq!(m.conclude(&end(&[false, false], &[])), Ok(Judged::CutOff));
         // The step bound stopped a run that could still go on.
         let mut m = LivenessMonitor::new();
-        m.on_step(&FakeView::new(2), &[req(0), req(1)]);
+        m.observe(&FakeView::new(2), &[req(0), req(1)]).unwrap();
         let mut e = end(&[false, false], &[]);
         e.progress_possible = true;
-        assert_eq!(m.on_finish(&e), Ok(Judged::CutOff));
+        assert_eq!(m.conclude(&e), Ok(Judged::CutOff));
     }
 
     /// Client 1 watches client 0's node, client 0 watches client 1's: a cycle.
@@ -254,12 +262,12 @@ mod tests {
             reply(0, 4, Ok(Response::Exists(None))),
             reply(1, 4, Ok(Response::Exists(None))),
         ];
-        m.on_step(&FakeView::new(3), &log);
+        m.observe(&FakeView::new(3), &log).unwrap();
         let e = end(
             &[false, false, false],
             &[("/lock", 0), ("/lock/n-0", 1000), ("/lock/n-1", 1001)],
         );
-        let err = m.on_finish(&e).unwrap_err();
+        let err = m.conclude(&e).unwrap_err();
         assert_eq!(err.property, Property::Liveness);
         let text = &err.explanation;
         assert!(
@@ -289,10 +297,10 @@ mod tests {
             // Client 0 crashed: its session expired.
             ended(1000, true),
         ];
-        m.on_step(&FakeView::new(2), &log);
+        m.observe(&FakeView::new(2), &log).unwrap();
         let mut e = end(&[false, false], &[]);
         e.crashed = vec![true, false];
-        let err = m.on_finish(&e).unwrap_err();
+        let err = m.conclude(&e).unwrap_err();
         assert!(
             err.explanation.contains("client 1 still waits"),
             "{}",
@@ -310,20 +318,21 @@ mod tests {
     #[test]
     fn a_crashed_client_is_not_judged() {
         let mut m = LivenessMonitor::new();
-        m.on_step(&FakeView::new(2), &[req(0), req(1), acq(1, 1), rel(1)]);
+        m.observe(&FakeView::new(2), &[req(0), req(1), acq(1, 1), rel(1)])
+            .unwrap();
         let mut e = end(&[false, true], &[]);
         e.quiescent = true;
         e.crashed = vec![true, false];
-        assert_eq!(m.on_finish(&e), Ok(Judged::Fine));
+        assert_eq!(m.conclude(&e), Ok(Judged::Fine));
     }
 
     #[test]
     fn done_while_waiting_is_a_violation() {
         let mut m = LivenessMonitor::new();
-        m.on_step(&FakeView::new(1), &[req(0)]);
+        m.observe(&FakeView::new(1), &[req(0)]).unwrap();
         let mut e = end(&[true], &[]);
         e.quiescent = true;
-        let err = m.on_finish(&e).unwrap_err();
+        let err = m.conclude(&e).unwrap_err();
         assert!(err.explanation.contains("client 0 finished still waiting"));
     }
 
@@ -331,13 +340,14 @@ mod tests {
     fn giving_up_for_good_is_judged() {
         // Quiescent: client 0 finished with GaveUp as its last word.
         let mut m = LivenessMonitor::new();
-        m.on_step(
+        m.observe(
             &FakeView::new(2),
             &[req(0), req(1), acq(1, 1), gave_up(0), rel(1)],
-        );
+        )
+        .unwrap();
         let mut e = end(&[true, true], &[]);
         e.quiescent = true;
-        let err = m.on_finish(&e).unwrap_err();
+        let err = m.conclude(&e).unwrap_err();
         assert!(
             err.explanation
                 .contains("client 0 finished having given up for good"),
@@ -346,8 +356,8 @@ mod tests {
         );
         // Not quiescent, nothing but time can happen: it is stuck.
         let mut m = LivenessMonitor::new();
-        m.on_step(&FakeView::new(2), &[req(0), gave_up(0)]);
-        let err = m.on_finish(&end(&[false, true], &[])).unwrap_err();
+        m.observe(&FakeView::new(2), &[req(0), gave_up(0)]).unwrap();
+        let err = m.conclude(&end(&[false, true], &[])).unwrap_err();
         assert!(
             err.explanation
                 .contains("client 0 (it gave up and never asked again)"),
@@ -356,21 +366,23 @@ mod tests {
         );
         // Giving up and asking again is fine.
         let mut m = LivenessMonitor::new();
-        m.on_step(
+        m.observe(
             &FakeView::new(1),
             &[req(0), gave_up(0), req(0), acq(0, 3), rel(0)],
-        );
+        )
+        .unwrap();
         let mut e = end(&[true], &[]);
         e.quiescent = true;
-        assert_eq!(m.on_finish(&e), Ok(Judged::Fine));
+        assert_eq!(m.conclude(&e), Ok(Judged::Fine));
     }
 
     #[test]
     fn a_session_that_ended_while_waiting_is_judged() {
         let mut m = LivenessMonitor::new();
         // Client 0's session (1000) ended while it waited; it never reopened.
-        m.on_step(&FakeView::new(2), &[req(0), ended(1000, true)]);
-        let err = m.on_finish(&end(&[false, true], &[])).unwrap_err();
+        m.observe(&FakeView::new(2), &[req(0), ended(1000, true)])
+            .unwrap();
+        let err = m.conclude(&end(&[false, true], &[])).unwrap_err();
         assert!(
             err.explanation
                 .contains("client 0 (its session ended and it never opened a new one)"),

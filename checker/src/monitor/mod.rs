@@ -5,12 +5,12 @@
 //! Monitors read the world only through [`view::View`] and the history, so
 //! they judge any recipe type's world alike.
 
-use zkrecipes::{AnyRecipe, AppEvent};
-use zksim::{Client, Happening, World};
+use std::fmt::Debug;
+use std::hash::Hash;
 
-/// The world the checker explores: the registered recipes by default, or
-/// any recipe type `C`.
-pub type Sim<C = AnyRecipe> = World<C>;
+use zkrecipes::AppEvent;
+use zksim::Happening;
+
 /// One step's history.
 pub type StepLog = [Happening<AppEvent>];
 
@@ -44,6 +44,9 @@ pub enum Property {
     /// A user-defined invariant over the world, by its name
     /// ([`crate::invariant::Invariant`]); never named in scenario files.
     Always(&'static str),
+    /// A user-defined [`Monitor`]'s property, by its name
+    /// ([`crate::check::Check::monitor`]); never named in scenario files.
+    Custom(&'static str),
 }
 
 /// A property broken at some step, with the words that explain it.
@@ -55,23 +58,39 @@ pub struct Violation {
     pub explanation: String,
 }
 
-/// One property's watcher over worlds of recipe type `C`. Lives in the
-/// explored state: `Clone + Hash + Eq`.
-pub trait Monitor<C: Client<Event = AppEvent> = AnyRecipe>:
-    Clone + std::hash::Hash + Eq + std::fmt::Debug
-{
+/// One property's watcher, and the checker's extension point: the built-in
+/// monitors and a user's own (added with [`crate::check::Check::monitor`])
+/// are all driven through this trait by [`MonitorSet`].
+///
+/// A monitor lives in the explored state, so it is `Clone + Hash + Eq`:
+/// two states that differ in what a monitor remembers are different states
+/// for exhaustive search. Counters kept only for figures belong in a
+/// [`view::Measured`], which hashing and equality ignore.
+///
+/// It reads the world through [`View`] (the clock, sessions, the leader's
+/// nodes), so its logic can be tested on a hand-written [`view::FakeView`]
+/// and works on any recipe type's world alike.
+pub trait Monitor: Clone + Hash + Eq + Debug + Send + Sync + 'static {
     /// Look at what one step did (the world is already after the step).
-    fn observe(&mut self, world: &Sim<C>, step: &StepLog) -> Result<(), Violation>;
-    /// The run ended (no event enabled, or the step bound reached):
-    /// judge what can only be judged at the end (liveness, leaks).
-    fn finish(&mut self, world: &Sim<C>) -> Result<(), Violation>;
+    /// Process the whole step and return its first violation, so that
+    /// figures stay complete when the property is only measured.
+    fn observe<V: View + ?Sized>(&mut self, world: &V, step: &StepLog) -> Result<(), Violation>;
+
+    /// The run ended (no event enabled, or the step bound reached): judge
+    /// what can only be judged at the end (liveness, leaks).
+    fn finish(&mut self, _end: &End) -> Result<(), Violation> {
+        Ok(())
+    }
+
+    /// Add what this monitor measured in the run to its figures.
+    fn tally(&self, _tally: &mut Tally) {}
 }
 
 pub mod asked;
+pub mod custom;
 pub mod election;
 pub mod fenced;
 pub mod fifo;
-pub mod figures;
 pub mod herd;
 pub mod leaks;
 pub mod liveness;
@@ -79,10 +98,13 @@ pub mod mutex;
 pub mod owner;
 pub mod queue;
 pub mod set;
+pub mod tally;
 #[doc(hidden)]
 pub mod testkit;
 pub mod view;
 pub mod waitfor;
 
-pub use figures::{Figures, Histogram};
+pub use custom::Custom;
 pub use set::MonitorSet;
+pub use tally::{Histogram, Tally};
+pub use view::{End, View};

@@ -17,7 +17,7 @@ use zkrecipes::{AppEvent, Family};
 use zksim::{ClientId, Happening};
 
 use super::view::{who, Measured, View};
-use super::{Monitor, Property, Sim, StepLog, Violation};
+use super::{Monitor, Property, StepLog, Tally, Violation};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct Hold {
@@ -51,10 +51,12 @@ impl MutexMonitor {
     pub fn overlaps(&self) -> u64 {
         self.overlaps.0
     }
+}
 
+impl Monitor for MutexMonitor {
     /// Judge one step's history. Processes the whole step and returns the
     /// first violation in it, so figures stay complete in report-only mode.
-    pub fn on_step(&mut self, view: &impl View, step: &StepLog) -> Result<(), Violation> {
+    fn observe<V: View + ?Sized>(&mut self, view: &V, step: &StepLog) -> Result<(), Violation> {
         let mut first = None;
         for happening in step {
             let (client, event) = match happening {
@@ -119,14 +121,9 @@ impl MutexMonitor {
         }
         first.map_or(Ok(()), Err)
     }
-}
 
-impl<C: zksim::Client<Event = zkrecipes::AppEvent>> Monitor<C> for MutexMonitor {
-    fn observe(&mut self, world: &Sim<C>, step: &StepLog) -> Result<(), Violation> {
-        self.on_step(world, step)
-    }
-    fn finish(&mut self, _world: &Sim<C>) -> Result<(), Violation> {
-        Ok(())
+    fn tally(&self, tally: &mut Tally) {
+        tally.overlaps += self.overlaps();
     }
 }
 
@@ -140,14 +137,14 @@ mod tests {
         let mut m = MutexMonitor::new(Family::Lock);
         let v = FakeView::new(3);
         let log = [acq(0, 10), rel(0), acq(1, 12), lost(1), acq(2, 14), rel(2)];
-        assert_eq!(m.on_step(&v, &log), Ok(()));
+        assert_eq!(m.observe(&v, &log), Ok(()));
     }
 
     #[test]
     fn two_holders_are_caught_with_both_names() {
         let mut m = MutexMonitor::new(Family::Lock);
         let v = FakeView::new(3);
-        let err = m.on_step(&v, &[acq(0, 10), acq(2, 12)]).unwrap_err();
+        let err = m.observe(&v, &[acq(0, 10), acq(2, 12)]).unwrap_err();
         assert_eq!(err.property, Property::MutualExclusion);
         assert!(
             err.explanation.contains("client 2 acquired"),
@@ -167,14 +164,14 @@ mod tests {
     fn readers_share_but_a_writer_does_not() {
         let mut m = MutexMonitor::new(Family::RwLock);
         let v = FakeView::new(3);
-        assert_eq!(m.on_step(&v, &[read(0, 5), read(1, 6)]), Ok(()));
-        let err = m.on_step(&v, &[acq(2, 7)]).unwrap_err();
+        assert_eq!(m.observe(&v, &[read(0, 5), read(1, 6)]), Ok(()));
+        let err = m.observe(&v, &[acq(2, 7)]).unwrap_err();
         assert!(err
             .explanation
             .contains("client 2 acquired the lock (fence 0x7)"));
         // On a plain lock, "shared" requests are exclusive all the same.
         let mut plain = MutexMonitor::new(Family::Lock);
-        assert!(plain.on_step(&v, &[read(0, 5), read(1, 6)]).is_err());
+        assert!(plain.observe(&v, &[read(0, 5), read(1, 6)]).is_err());
     }
 
     #[test]
@@ -182,7 +179,7 @@ mod tests {
         let mut m = MutexMonitor::new(Family::Lock);
         let v = FakeView::new(2);
         let err = m
-            .on_step(&v, &[acq(0, 9), ended(1001, true), acq(1, 8)])
+            .observe(&v, &[acq(0, 9), ended(1001, true), acq(1, 8)])
             .unwrap_err();
         assert!(
             err.explanation
@@ -196,8 +193,8 @@ mod tests {
     fn a_crashed_holder_believes_nothing() {
         let mut m = MutexMonitor::new(Family::Lock);
         let mut v = FakeView::new(2);
-        assert_eq!(m.on_step(&v, &[acq(0, 10)]), Ok(()));
+        assert_eq!(m.observe(&v, &[acq(0, 10)]), Ok(()));
         v.crashed.push(0);
-        assert_eq!(m.on_step(&v, &[acq(1, 12)]), Ok(()));
+        assert_eq!(m.observe(&v, &[acq(1, 12)]), Ok(()));
     }
 }

@@ -31,7 +31,7 @@ use zkrecipes::AppEvent;
 use zksim::{ClientId, Happening, SessionId, Tick};
 
 use super::view::{who, View};
-use super::{Monitor, Property, Sim, StepLog, Violation};
+use super::{Monitor, Property, StepLog, Violation};
 
 /// What a client believes it holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -84,56 +84,15 @@ impl OwnerMonitor {
         }
     }
 
-    fn grant_of(&self, view: &impl View, fence: i64) -> Grant {
+    fn grant_of(&self, view: &(impl View + ?Sized), fence: i64) -> Grant {
         match view.child_by_czxid(&self.root, fence) {
             Some(path) => Grant::Node { path, fence },
             None => Grant::Missing { fence },
         }
     }
 
-    pub fn on_step(&mut self, view: &impl View, step: &StepLog) -> Result<(), Violation> {
-        for happening in step {
-            let Happening::App { client, event } = happening else {
-                continue;
-            };
-            match *event {
-                AppEvent::Acquired { fence, shared } => {
-                    let hold = Hold {
-                        belief: Belief::Lock { shared },
-                        grant: self.grant_of(view, fence),
-                        since: view.now(),
-                    };
-                    self.holds.insert(*client, hold);
-                }
-                AppEvent::Elected => {
-                    let hold = Hold {
-                        belief: Belief::Leadership,
-                        grant: Grant::Unnamed,
-                        since: view.now(),
-                    };
-                    self.holds.insert(*client, hold);
-                }
-                AppEvent::ResourceWrite { fence } => {
-                    // A new leader's first write names its epoch.
-                    let grant = self.grant_of(view, fence);
-                    if let Some(hold) = self.holds.get_mut(client) {
-                        if hold.grant == Grant::Unnamed {
-                            hold.grant = grant;
-                        }
-                    }
-                }
-                AppEvent::Released | AppEvent::LostLock | AppEvent::Abdicated => {
-                    self.holds.remove(client);
-                }
-                _ => {}
-            }
-        }
-        self.holds.retain(|&c, _| !view.is_crashed(c));
-        self.judge(view)
-    }
-
     /// Every believer's grant, against the leader's tree after the step.
-    fn judge(&self, view: &impl View) -> Result<(), Violation> {
+    fn judge(&self, view: &(impl View + ?Sized)) -> Result<(), Violation> {
         for (&client, hold) in &self.holds {
             let session = view.session_of(client);
             if let Some(why) = self.wrong(view, session, hold) {
@@ -153,7 +112,12 @@ impl OwnerMonitor {
     }
 
     /// Why the hold is not backed by the client's live session, if it is not.
-    fn wrong(&self, view: &impl View, session: SessionId, hold: &Hold) -> Option<String> {
+    fn wrong(
+        &self,
+        view: &(impl View + ?Sized),
+        session: SessionId,
+        hold: &Hold,
+    ) -> Option<String> {
         let live = view.is_session_live(session);
         let (path, fence) = match &hold.grant {
             Grant::Missing { fence } => {
@@ -193,12 +157,46 @@ impl OwnerMonitor {
     }
 }
 
-impl<C: zksim::Client<Event = AppEvent>> Monitor<C> for OwnerMonitor {
-    fn observe(&mut self, world: &Sim<C>, step: &StepLog) -> Result<(), Violation> {
-        self.on_step(world, step)
-    }
-    fn finish(&mut self, _world: &Sim<C>) -> Result<(), Violation> {
-        Ok(())
+impl Monitor for OwnerMonitor {
+    fn observe<V: View + ?Sized>(&mut self, view: &V, step: &StepLog) -> Result<(), Violation> {
+        for happening in step {
+            let Happening::App { client, event } = happening else {
+                continue;
+            };
+            match *event {
+                AppEvent::Acquired { fence, shared } => {
+                    let hold = Hold {
+                        belief: Belief::Lock { shared },
+                        grant: self.grant_of(view, fence),
+                        since: view.now(),
+                    };
+                    self.holds.insert(*client, hold);
+                }
+                AppEvent::Elected => {
+                    let hold = Hold {
+                        belief: Belief::Leadership,
+                        grant: Grant::Unnamed,
+                        since: view.now(),
+                    };
+                    self.holds.insert(*client, hold);
+                }
+                AppEvent::ResourceWrite { fence } => {
+                    // A new leader's first write names its epoch.
+                    let grant = self.grant_of(view, fence);
+                    if let Some(hold) = self.holds.get_mut(client) {
+                        if hold.grant == Grant::Unnamed {
+                            hold.grant = grant;
+                        }
+                    }
+                }
+                AppEvent::Released | AppEvent::LostLock | AppEvent::Abdicated => {
+                    self.holds.remove(client);
+                }
+                _ => {}
+            }
+        }
+        self.holds.retain(|&c, _| !view.is_crashed(c));
+        self.judge(view)
     }
 }
 
@@ -220,20 +218,20 @@ mod tests {
     fn a_holder_on_its_own_live_node_passes() {
         let mut m = OwnerMonitor::new("/lock");
         let v = view(&[("/lock", 1, 0), ("/lock/n-1", 7, 1000)]);
-        assert_eq!(m.on_step(&v, &[acq(0, 7), write(0, 7)]), Ok(()));
-        assert_eq!(m.on_step(&v, &[]), Ok(()));
+        assert_eq!(m.observe(&v, &[acq(0, 7), write(0, 7)]), Ok(()));
+        assert_eq!(m.observe(&v, &[]), Ok(()));
         // Released: the node may go.
-        assert_eq!(m.on_step(&view(&[("/lock", 1, 0)]), &[rel(0)]), Ok(()));
+        assert_eq!(m.observe(&view(&[("/lock", 1, 0)]), &[rel(0)]), Ok(()));
     }
 
     #[test]
     fn a_holder_whose_node_went_is_caught() {
         let mut m = OwnerMonitor::new("/lock");
         let v = view(&[("/lock", 1, 0), ("/lock/n-1", 7, 1000)]);
-        assert_eq!(m.on_step(&v, &[acq(0, 7)]), Ok(()));
+        assert_eq!(m.observe(&v, &[acq(0, 7)]), Ok(()));
         let mut gone = view(&[("/lock", 1, 0)]);
         gone.ended.push(1000);
-        let err = m.on_step(&gone, &[ended(1000, true)]).unwrap_err();
+        let err = m.observe(&gone, &[ended(1000, true)]).unwrap_err();
         assert_eq!(err.property, Property::Owner);
         assert!(
             err.explanation
@@ -254,7 +252,7 @@ mod tests {
         let mut m = OwnerMonitor::new("/lock");
         // Client 0 is in session 1000; the node it acquired through is 1001's.
         let v = view(&[("/lock", 1, 0), ("/lock/n-1", 7, 1001)]);
-        let err = m.on_step(&v, &[acq(0, 7)]).unwrap_err();
+        let err = m.observe(&v, &[acq(0, 7)]).unwrap_err();
         assert!(
             err.explanation
                 .contains("belongs to session 0x3e9, not to its current session 0x3e8"),
@@ -263,7 +261,7 @@ mod tests {
         );
         // A fence that names no node at all.
         let mut m = OwnerMonitor::new("/lock");
-        let err = m.on_step(&v, &[acq(1, 99)]).unwrap_err();
+        let err = m.observe(&v, &[acq(1, 99)]).unwrap_err();
         assert!(
             err.explanation.contains("no node under /lock has czxid 99"),
             "{}",
@@ -275,10 +273,10 @@ mod tests {
     fn a_leader_is_held_to_its_epoch_node() {
         let mut m = OwnerMonitor::new("/lock");
         let v = view(&[("/lock", 1, 0), ("/lock/n-1", 7, 1001)]);
-        assert_eq!(m.on_step(&v, &[elected(1), write(1, 7)]), Ok(()));
+        assert_eq!(m.observe(&v, &[elected(1), write(1, 7)]), Ok(()));
         let mut gone = view(&[("/lock", 1, 0)]);
         gone.ended.push(1001);
-        let err = m.on_step(&gone, &[]).unwrap_err();
+        let err = m.observe(&gone, &[]).unwrap_err();
         assert!(
             err.explanation.contains("believed it held leadership"),
             "{}",
@@ -287,23 +285,23 @@ mod tests {
         // Abdicating ends the belief; a crashed client believes nothing.
         let mut m = OwnerMonitor::new("/lock");
         assert_eq!(
-            m.on_step(&v, &[elected(1), write(1, 7), abdicated(1)]),
+            m.observe(&v, &[elected(1), write(1, 7), abdicated(1)]),
             Ok(())
         );
-        assert_eq!(m.on_step(&gone, &[]), Ok(()));
+        assert_eq!(m.observe(&gone, &[]), Ok(()));
         let mut m = OwnerMonitor::new("/lock");
-        assert_eq!(m.on_step(&v, &[acq(1, 7)]), Ok(()));
+        assert_eq!(m.observe(&v, &[acq(1, 7)]), Ok(()));
         gone.crashed.push(1);
-        assert_eq!(m.on_step(&gone, &[]), Ok(()));
+        assert_eq!(m.observe(&gone, &[]), Ok(()));
     }
 
     #[test]
     fn a_leader_without_an_epoch_needs_a_live_session() {
         let mut m = OwnerMonitor::new("/lock");
         let mut v = view(&[("/lock", 1, 0)]);
-        assert_eq!(m.on_step(&v, &[elected(0)]), Ok(()));
+        assert_eq!(m.observe(&v, &[elected(0)]), Ok(()));
         v.ended.push(1000);
-        let err = m.on_step(&v, &[]).unwrap_err();
+        let err = m.observe(&v, &[]).unwrap_err();
         assert!(
             err.explanation.contains("session 0x3e8 has ended"),
             "{}",

@@ -4,7 +4,7 @@
 //! exclusion, fencing, FIFO, herd, liveness and leaks; queues and elections
 //! their own), plus any other property a scenario names, so that figures are
 //! always complete. Only *hard* properties stop a run; *report* properties
-//! are counted in [`Figures::violations`] (once per run each); the rest are
+//! are counted in [`Tally::violations`] (once per run each); the rest are
 //! measured and otherwise ignored.
 //!
 //! Only the monitors of hard properties are part of the set's identity
@@ -16,21 +16,63 @@
 use std::collections::BTreeSet;
 
 use zkrecipes::Family;
-use zksim::Client;
+use zksim::{Client, World};
 
 use super::asked::AskedMonitor;
+use super::custom::Custom;
 use super::election::ElectionMonitor;
 use super::fenced::FencedMonitor;
 use super::fifo::FifoMonitor;
-use super::figures::Figures;
 use super::herd::HerdMonitor;
 use super::leaks::LeakMonitor;
 use super::liveness::LivenessMonitor;
 use super::mutex::MutexMonitor;
 use super::owner::OwnerMonitor;
 use super::queue::QueueMonitor;
-use super::view::{End, Measured};
-use super::{Property, Sim, StepLog, Violation};
+use super::tally::Tally;
+use super::view::{End, Measured, View};
+use super::{Monitor, Property, StepLog, Violation};
+
+/// Runs `$body` with `$m` bound to every monitor of a [`Monitors`] that is
+/// present, in one fixed order: safety before liveness, so that when
+/// several break at one step the first reported explains the others (a
+/// lost item or a leaked node is why a client is stuck, not the other way
+/// round). Each call goes through the [`Monitor`] trait, statically.
+macro_rules! each {
+    ($monitors:expr, $as:ident, |$m:ident| $body:expr) => {{
+        let monitors = $monitors;
+        if let Some($m) = monitors.mutex.$as() {
+            $body;
+        }
+        if let Some($m) = monitors.fenced.$as() {
+            $body;
+        }
+        if let Some($m) = monitors.fifo.$as() {
+            $body;
+        }
+        if let Some($m) = monitors.herd.$as() {
+            $body;
+        }
+        if let Some($m) = monitors.queue.$as() {
+            $body;
+        }
+        if let Some($m) = monitors.election.$as() {
+            $body;
+        }
+        if let Some($m) = monitors.asked.$as() {
+            $body;
+        }
+        if let Some($m) = monitors.owner.$as() {
+            $body;
+        }
+        if let Some($m) = monitors.leaks.$as() {
+            $body;
+        }
+        if let Some($m) = monitors.liveness.$as() {
+            $body;
+        }
+    }};
+}
 
 /// One group of monitors (each present or not).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -100,78 +142,16 @@ impl Monitors {
         *self == Monitors::default()
     }
 
-    fn observe<C: Client>(
-        &mut self,
-        world: &Sim<C>,
-        step: &StepLog,
-        verdicts: &mut Vec<Violation>,
-    ) {
-        let results = [
-            self.mutex.as_mut().map(|m| m.on_step(world, step)),
-            self.fenced.as_mut().map(|m| m.on_step(world, step)),
-            self.fifo.as_mut().map(|m| m.on_step(world, step)),
-            self.herd.as_mut().map(|m| m.on_step(world, step)),
-            self.queue.as_mut().map(|m| m.on_step(world, step)),
-            self.election.as_mut().map(|m| m.on_step(world, step)),
-            self.asked.as_mut().map(|m| m.on_step(world, step)),
-            self.owner.as_mut().map(|m| m.on_step(world, step)),
-        ];
-        if let Some(m) = self.liveness.as_mut() {
-            m.on_step(world, step);
-        }
-        if let Some(m) = self.leaks.as_mut() {
-            m.on_step(world, step);
-        }
-        verdicts.extend(results.into_iter().flatten().filter_map(Result::err));
+    fn observe<V: View + ?Sized>(&mut self, world: &V, step: &StepLog, out: &mut Vec<Violation>) {
+        each!(self, as_mut, |m| out.extend(m.observe(world, step).err()));
     }
 
-    fn finish(&mut self, end: &End, verdicts: &mut Vec<Violation>) {
-        if let Some(m) = self.herd.as_mut() {
-            m.on_finish();
-        }
-        // Safety before liveness: a lost item or a leaked node explains why
-        // a client is stuck, not the other way round.
-        let results = [
-            self.queue.as_mut().map(|m| m.on_finish(end)),
-            self.election.as_mut().map(|m| m.on_finish(end)),
-            self.leaks.as_mut().map(|m| m.on_finish(end)),
-            self.liveness.as_mut().map(|m| m.on_finish(end).map(|_| ())),
-        ];
-        verdicts.extend(results.into_iter().flatten().filter_map(Result::err));
+    fn finish(&mut self, end: &End, out: &mut Vec<Violation>) {
+        each!(self, as_mut, |m| out.extend(m.finish(end).err()));
     }
 
-    fn add_figures(&self, f: &mut Figures) {
-        if let Some(m) = &self.herd {
-            m.add_figures(f);
-        }
-        if let Some(m) = &self.mutex {
-            f.overlaps += m.overlaps();
-        }
-        if let Some(m) = &self.fenced {
-            f.stale_writes += m.stale_writes();
-            f.accepted_writes += m.accepted_writes();
-        }
-        if let Some(m) = &self.fifo {
-            f.fifo_violations += m.violations();
-        }
-        if let Some(m) = &self.liveness {
-            match m.stuck() {
-                Some(true) => f.stuck_runs += 1,
-                Some(false) => f.cut_off_runs += 1,
-                None => {}
-            }
-        }
-        if let Some(m) = &self.leaks {
-            f.leaked_nodes += m.leaked();
-        }
-        if let Some(m) = &self.queue {
-            let (offered, taken) = m.counts();
-            f.offered += offered;
-            f.taken += taken;
-        }
-        if let Some(m) = &self.election {
-            f.elections += m.elections();
-        }
+    fn tally(&self, tally: &mut Tally) {
+        each!(self, as_ref, |m| m.tally(tally));
     }
 }
 
@@ -195,6 +175,9 @@ pub struct MonitorSet {
     at_start: Option<Violation>,
     /// Scratch for one step's verdicts (kept to avoid allocating per step).
     scratch: Measured<Vec<Violation>>,
+    /// The user's own monitors ([`MonitorSet::with_custom`]): always hard,
+    /// so part of the set's identity (and kept by `judge_only`).
+    custom: Box<[Custom]>,
 }
 
 impl MonitorSet {
@@ -225,7 +208,16 @@ impl MonitorSet {
             broken: Measured(BTreeSet::new()),
             at_start: None,
             scratch: Measured(Vec::new()),
+            custom: Box::new([]),
         }
+    }
+
+    /// The set with the user's own monitors added. Their violations fail
+    /// the run whatever property they name; they come after the built-in
+    /// ones of the same step.
+    pub fn with_custom(mut self, monitors: &[Custom]) -> Self {
+        self.custom = self.custom.iter().chain(monitors).cloned().collect();
+        self
     }
 
     /// Drop every monitor that only measures, keeping those of the
@@ -243,12 +235,14 @@ impl MonitorSet {
     }
 
     /// Sort the step's verdicts: the first hard violation is returned,
-    /// report-only ones are recorded.
-    fn weigh(&mut self) -> Result<(), Violation> {
+    /// report-only ones are recorded. `custom`: how many verdicts at the
+    /// end of the scratch are the user monitors' (hard whatever they name).
+    fn weigh(&mut self, custom: usize) -> Result<(), Violation> {
         let mut hard = self.at_start.take();
-        for violation in self.scratch.0.drain(..) {
+        let first_custom = self.scratch.0.len() - custom;
+        for (i, violation) in self.scratch.0.drain(..).enumerate() {
             let p = violation.property;
-            if self.hard.contains(&p) {
+            if i >= first_custom || self.hard.contains(&p) {
                 self.broken.0.insert(p);
                 hard.get_or_insert(violation);
             } else if self.report.contains(&p) {
@@ -260,21 +254,30 @@ impl MonitorSet {
 
     /// Observe what starting the world did (`World::new_with_log`'s log).
     /// A hard violation there is returned by the next `observe`/`finish`.
-    pub fn start<C: Client>(&mut self, world: &Sim<C>, log: &StepLog) {
+    pub fn start<C: Client>(&mut self, world: &World<C>, log: &StepLog) {
         if let Err(v) = self.observe(world, log) {
             self.at_start.get_or_insert(v);
         }
     }
 
-    pub fn observe<C: Client>(&mut self, world: &Sim<C>, step: &StepLog) -> Result<(), Violation> {
+    pub fn observe<C: Client>(
+        &mut self,
+        world: &World<C>,
+        step: &StepLog,
+    ) -> Result<(), Violation> {
         self.judged.observe(world, step, &mut self.scratch.0);
         if let Some(m) = self.measured.0.as_mut() {
             m.observe(world, step, &mut self.scratch.0);
         }
-        self.weigh()
+        let before = self.scratch.0.len();
+        for m in self.custom.iter_mut() {
+            self.scratch.0.extend(m.observe(world, step).err());
+        }
+        let custom = self.scratch.0.len() - before;
+        self.weigh(custom)
     }
 
-    pub fn finish<C: Client>(&mut self, world: &Sim<C>) -> Result<(), Violation> {
+    pub fn finish<C: Client>(&mut self, world: &World<C>) -> Result<(), Violation> {
         let end = End::of(world);
         self.finish_with(&end)
     }
@@ -285,18 +288,26 @@ impl MonitorSet {
         if let Some(m) = self.measured.0.as_mut() {
             m.finish(end, &mut self.scratch.0);
         }
-        self.weigh()
+        let before = self.scratch.0.len();
+        for m in self.custom.iter_mut() {
+            self.scratch.0.extend(m.finish(end).err());
+        }
+        let custom = self.scratch.0.len() - before;
+        self.weigh(custom)
     }
 
     /// What this run measured so far (one run).
-    pub fn figures(&self) -> Figures {
-        let mut f = Figures {
+    pub fn figures(&self) -> Tally {
+        let mut f = Tally {
             runs: 1,
-            ..Figures::default()
+            ..Tally::default()
         };
-        self.judged.add_figures(&mut f);
+        self.judged.tally(&mut f);
         if let Some(m) = &self.measured.0 {
-            m.add_figures(&mut f);
+            m.tally(&mut f);
+        }
+        for m in self.custom.iter() {
+            m.tally(&mut f);
         }
         f.violations = self.broken.0.iter().map(|&p| (p, 1)).collect();
         f

@@ -4,9 +4,7 @@
 use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
 
-use zksim::{Client, ClientId, Event, SessionId, Tick};
-
-use super::Sim;
+use zksim::{Client, ClientId, Event, SessionId, Tick, World};
 
 /// The few facts about the world a monitor needs at each step.
 pub trait View {
@@ -35,21 +33,21 @@ pub struct NodeFacts {
     pub owner: SessionId,
 }
 
-impl<C: Client> View for Sim<C> {
+impl<C: Client> View for World<C> {
     fn now(&self) -> Tick {
-        Sim::<C>::now(self)
+        World::<C>::now(self)
     }
     fn num_clients(&self) -> usize {
-        Sim::<C>::num_clients(self)
+        World::<C>::num_clients(self)
     }
     fn session_of(&self, client: ClientId) -> SessionId {
-        Sim::<C>::session_of(self, client)
+        World::<C>::session_of(self, client)
     }
     fn is_crashed(&self, client: ClientId) -> bool {
-        Sim::<C>::is_crashed(self, client)
+        World::<C>::is_crashed(self, client)
     }
     fn is_session_live(&self, session: SessionId) -> bool {
-        Sim::is_session_live(self, session)
+        World::is_session_live(self, session)
     }
     fn node(&self, path: &str) -> Option<NodeFacts> {
         self.leader_tree().get(path).map(|n| NodeFacts {
@@ -130,7 +128,7 @@ pub struct Sessions {
 
 impl Sessions {
     /// Learn the clients' current sessions.
-    pub fn refresh(&mut self, view: &impl View) {
+    pub fn refresh(&mut self, view: &(impl View + ?Sized)) {
         for client in 0..view.num_clients() {
             let session = view.session_of(client);
             if self.owner.get(&session) != Some(&client) {
@@ -182,7 +180,7 @@ pub struct End {
 
 impl End {
     /// Read the end state off the world.
-    pub fn of<C: Client>(world: &Sim<C>) -> End {
+    pub fn of<C: Client>(world: &World<C>) -> End {
         let mut enabled = Vec::new();
         world.enabled(&mut enabled);
         let progress_possible = enabled

@@ -16,10 +16,10 @@ use zksim::{Config, FaultBudget, Tick};
 
 use crate::aim::{Aims, Target};
 use crate::invariant::Invariant;
-use crate::monitor::Property;
+use crate::monitor::{Custom, Property};
 
 pub use groups::{ClientGroup, Member};
-pub use parse::ScenarioError;
+pub use parse::{timing_from_file, ScenarioError};
 
 /// A validated scenario over the recipes of type `C`: the registered ones
 /// ([`AnyRecipe`], what TOML files and the CLI use) or one recipe type of
@@ -54,9 +54,14 @@ pub struct Scenario<C: zksim::Client = AnyRecipe> {
     /// Properties only measured (figures), never failing a run.
     pub report: Vec<Property>,
     pub explore: ExploreDefaults,
+    /// The timing model of timed runs (`[timing]`; `compare` uses it).
+    pub timing: crate::timing::Timing,
     /// Invariants of the user's over the world, judged (hard) after every
     /// step. Code, not data: a scenario file or token never carries them.
     pub always: Vec<Invariant<C>>,
+    /// The user's own monitors ([`crate::monitor::Monitor`]), judged (hard)
+    /// after every step and at the end. Code too: never in a file or token.
+    pub monitors: Vec<Custom>,
 }
 
 /// The ensemble's shape and clock (`[ensemble]`).
@@ -205,7 +210,9 @@ impl<C: RecipeSet> Scenario<C> {
             hard: vec![Property::MutualExclusion],
             report: vec![Property::Fifo, Property::NoHerd, Property::Liveness],
             explore: ExploreDefaults::default(),
+            timing: crate::timing::Timing::default(),
             always: Vec::new(),
+            monitors: Vec::new(),
         }
     }
 
@@ -287,7 +294,7 @@ impl<C: RecipeSet> Scenario<C> {
         if let Some(mb) = e.memory_mb {
             l::MEMORY_MB.check(mb)?;
         }
-        Ok(())
+        self.timing.validate()
     }
 
     /// The root must be a node path the simulator accepts
@@ -592,7 +599,7 @@ pub fn property_name(p: Property) -> &'static str {
         Property::NoPanic => "no-panic",
         Property::AcquiredOnlyWhenAsked => "asked",
         Property::Owner => "owner",
-        Property::Always(name) => name,
+        Property::Always(name) | Property::Custom(name) => name,
     }
 }
 
@@ -610,8 +617,8 @@ pub fn applies_to(p: Property, family: Family) -> bool {
         | Property::Fifo
         | Property::NoHerd
         | Property::AcquiredOnlyWhenAsked => matches!(family, Family::Lock | Family::RwLock),
-        // A user's invariant is over the world: any recipe.
-        Property::Always(_) => true,
+        // A user's invariant or monitor is over the world: any recipe.
+        Property::Always(_) | Property::Custom(_) => true,
         // A holder or a leader believes, and writes, through a node of its
         // own session under a fence.
         Property::FencedExclusion | Property::Owner => {

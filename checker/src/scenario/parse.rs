@@ -63,6 +63,11 @@ struct Doc {
     checks: ChecksDoc,
     #[serde(default)]
     explore: ExploreDefaults,
+    /// Written only when it differs from the defaults, so that the
+    /// canonical text (and every replay token) of an untimed scenario is
+    /// what it was before timing existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    timing: Option<Spanned<crate::timing::Timing>>,
 }
 
 /// `clients = N` (of the top-level recipe) or `[[clients]]` groups.
@@ -265,6 +270,48 @@ impl Default for ChecksDoc {
     }
 }
 
+/// A file holding a `[timing]` section and nothing else (what `zkcheck
+/// calibrate --out` writes), read and validated; errors name the file, the
+/// line and the column.
+pub fn timing_from_file(path: &Path) -> Result<crate::timing::Timing, ScenarioError> {
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct TimingDoc {
+        timing: Spanned<crate::timing::Timing>,
+    }
+    let origin = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+        origin: origin.clone(),
+        position: None,
+        message: format!("cannot read timing file: {e}"),
+    })?;
+    let at = |span: Option<std::ops::Range<usize>>, message: String| ScenarioError {
+        origin: origin.clone(),
+        position: span.filter(|s| s.end > 0).map(|s| line_col(&text, s.start)),
+        message,
+    };
+    if text.len() as u64 > crate::limits::FILE_BYTES.max {
+        return Err(at(
+            None,
+            crate::limits::FILE_BYTES.refusal(&format!("{} bytes", text.len())),
+        ));
+    }
+    let doc: TimingDoc =
+        toml::from_str(&text).map_err(|e| at(e.span(), e.message().trim().to_string()))?;
+    let timing = *doc.timing.get_ref();
+    timing.validate().map_err(|message| {
+        let position = named_field(&message)
+            .and_then(|f| find_key(&text, f))
+            .or_else(|| Some(line_col(&text, doc.timing.span().start)));
+        ScenarioError {
+            origin: origin.clone(),
+            position,
+            message,
+        }
+    })?;
+    Ok(timing)
+}
+
 pub(super) fn from_file<C: RecipeSet>(path: &Path) -> Result<Scenario<C>, ScenarioError> {
     let origin = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
@@ -461,7 +508,13 @@ pub(super) fn from_str<C: RecipeSet>(
         hard,
         report,
         explore: doc.explore,
+        timing: doc
+            .timing
+            .as_ref()
+            .map(|t| *t.get_ref())
+            .unwrap_or_default(),
         always: Vec::new(),
+        monitors: Vec::new(),
     };
     if scenario.hard.is_empty() {
         return Err(ScenarioError {
@@ -645,6 +698,8 @@ pub(super) fn to_canonical<C: zksim::Client>(s: &Scenario<C>) -> String {
                 .collect(),
         },
         explore: s.explore,
+        timing: (s.timing != crate::timing::Timing::default())
+            .then(|| Spanned::new(0..0, s.timing)),
     };
     // Serialising plain structs of numbers and strings cannot fail.
     toml::to_string(&doc).unwrap_or_default()
@@ -863,7 +918,7 @@ hard = ["queue"]
         .unwrap_err();
         assert!(
             e.message.contains(
-                "unknown role `eater`; known roles: holder, waiter, leader, producer, consumer"
+                "unknown role `eater`; known roles: holder, waiter, leader, releaser, queued, producer, consumer"
             ),
             "{e}"
         );

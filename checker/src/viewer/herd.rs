@@ -12,21 +12,26 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::compare::scenario;
-use crate::run::run_random;
+use crate::report::ReportError;
+use crate::timing::run_timed;
 
 use super::record::{record, Options};
 use super::svg::{esc, render, Style};
 use super::timeline::{ArrowKind, Item, MarkKind, Timeline};
 
 /// One recipe's schedule, filtered down to releases, wakeups and acquisitions.
-pub fn herd_timeline(recipe: &str, clients: usize, seed: u64) -> Result<Timeline, String> {
+pub fn herd_timeline(recipe: &str, clients: usize, seed: u64) -> Result<Timeline, ReportError> {
     let s = scenario(recipe, clients, false);
-    s.validate().map_err(|e| e.to_string())?;
-    let outcome = run_random(&s, seed);
-    let indices = outcome
-        .schedule
-        .to_indices(&s)
-        .ok_or("internal error: a random schedule does not replay")?;
+    s.validate().map_err(ReportError::Scenario)?;
+    let (outcome, _) = run_timed(&s, seed);
+    let indices =
+        outcome
+            .schedule
+            .to_indices(&s)
+            .ok_or_else(|| ReportError::ScheduleDoesNotReplay {
+                recipe: recipe.to_string(),
+                seed,
+            })?;
     let rec = record(
         &s,
         &indices,
@@ -36,7 +41,7 @@ pub fn herd_timeline(recipe: &str, clients: usize, seed: u64) -> Result<Timeline
             count_wakeups: true,
         },
     )
-    .map_err(|e| format!("internal error: {e}"))?;
+    .map_err(ReportError::Replay)?;
     Ok(filter(rec.timeline, is_herd_item))
 }
 
@@ -131,7 +136,7 @@ pub fn write_herd(
     clients: usize,
     seed: u64,
     charts: &[&str],
-) -> Result<Vec<PathBuf>, String> {
+) -> Result<Vec<PathBuf>, ReportError> {
     let timelines = crate::compare::HEADLINE
         .iter()
         .map(|r| herd_timeline(r, clients, seed))
@@ -163,8 +168,9 @@ pub fn write_herd(
     }
     page.push_str("</div>\n<h2>Over many schedules</h2>\n<div class=\"charts\">\n");
     for chart in charts {
-        let text = std::fs::read_to_string(dir.join(chart))
-            .map_err(|e| format!("cannot read {chart}: {e}"))?;
+        let path = dir.join(chart);
+        let text =
+            std::fs::read_to_string(&path).map_err(|source| ReportError::Read { path, source })?;
         let text = text.trim_start_matches(|c| c != '<');
         let text = match text.strip_prefix("<?xml") {
             Some(rest) => rest.split_once("?>").map_or(rest, |(_, r)| r),

@@ -6,7 +6,7 @@
 //! - [`timeline`]: the diagram's model (lanes, rows of arrows and marks,
 //!   belief bands, the violation); [`builder`] makes it from a replay,
 //!   [`labels`] words its arrows and marks;
-//! - [`record`]: the replay loop that feeds it and keeps per-step snapshots;
+//! - [`mod@record`]: the replay loop that feeds it and keeps per-step snapshots;
 //! - [`snapshot`]: the world flattened for the state panel, and diffs;
 //! - [`svg`]: the drawing; [`html`]: the page around it;
 //! - [`herd`]: naive vs predecessor-watch lock side by side for `compare`.
@@ -28,6 +28,7 @@ use std::path::{Path, PathBuf};
 
 pub use record::{record, Options, Recording};
 
+use crate::report::ReportError;
 use crate::scenario::{property_name, Scenario};
 use crate::token::Token;
 use zkrecipes::RecipeSet;
@@ -46,7 +47,7 @@ fn title<C: RecipeSet>(scenario: &Scenario<C>, rec: Option<&Recording<C>>) -> St
 }
 
 /// Replay a token and record it for the page (snapshots on).
-pub fn record_token<C: RecipeSet>(token: &Token<C>) -> Result<Recording<C>, String> {
+pub fn record_token<C: RecipeSet>(token: &Token<C>) -> Result<Recording<C>, ReportError> {
     let mut rec = record(
         &token.scenario,
         &token.indices,
@@ -56,19 +57,19 @@ pub fn record_token<C: RecipeSet>(token: &Token<C>) -> Result<Recording<C>, Stri
             count_wakeups: false,
         },
     )
-    .map_err(|e| format!("the token's schedule does not fit its scenario: {e}"))?;
+    .map_err(ReportError::Replay)?;
     rec.timeline.title = title(&token.scenario, Some(&rec));
     Ok(rec)
 }
 
 /// The viewer page of a token's run.
-pub fn html_for_token<C: RecipeSet>(token: &Token<C>) -> Result<String, String> {
+pub fn html_for_token<C: RecipeSet>(token: &Token<C>) -> Result<String, ReportError> {
     let rec = record_token(token)?;
     Ok(html::page(&rec, Some(&token.encode())))
 }
 
 /// `zkcheck replay <token> --html FILE`.
-pub fn write_html<C: RecipeSet>(path: &Path, token: &Token<C>) -> Result<(), String> {
+pub fn write_html<C: RecipeSet>(path: &Path, token: &Token<C>) -> Result<(), ReportError> {
     let page = html_for_token(token)?;
     write(path, &page)
 }
@@ -79,8 +80,8 @@ pub fn write_html<C: RecipeSet>(path: &Path, token: &Token<C>) -> Result<(), Str
 pub fn write_counterexample<C: RecipeSet>(
     dir: &Path,
     token: &Token<C>,
-) -> Result<Vec<PathBuf>, String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+) -> Result<Vec<PathBuf>, ReportError> {
+    crate::report::create_dir(dir)?;
     let rec = record_token(token)?;
     let encoded = token.encode();
     let property = rec
@@ -149,6 +150,4 @@ fn file_safe(name: &str) -> String {
         .collect()
 }
 
-pub(crate) fn write(path: &Path, text: &str) -> Result<(), String> {
-    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
-}
+pub(crate) use crate::report::write_file as write;

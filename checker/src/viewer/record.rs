@@ -1,7 +1,7 @@
 //! Replaying a schedule for the viewer: the timeline, the world after
 //! every step, and each step's trace lines.
 //!
-//! This is [`crate::run::drive`]'s loop with an [`IndexChooser`]-like strict
+//! This is [`crate::run::drive`]'s loop with a [`crate::explore::replay::IndexChooser`]-like strict
 //! replay, written out because the viewer must know *which* step broke the
 //! property (a step's monitors, or the end-of-run checks), which `drive`
 //! folds into one answer.

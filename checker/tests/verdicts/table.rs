@@ -76,6 +76,12 @@ pub const ROWS: &[Row] = &[
         3000,
     ),
     violated(
+        "seed001-ouyang-lock",
+        Liveness,
+        "ouyang-lock-waiter-expiry.toml",
+        1000,
+    ),
+    violated(
         "seed001-ouyang-lock-keep",
         Liveness,
         "ouyang-lock-keep-faults.toml",
@@ -138,12 +144,24 @@ pub const ROWS: &[Row] = &[
         "writelock-asked.toml",
         1000,
     ),
+    violated(
+        "seed002-writelock-keep",
+        Liveness,
+        "writelock-keep-drop.toml",
+        1000,
+    ),
     violated("seed002-queue", QueueSafety, "queue-drop.toml", 1000),
     holds("seed002-queue", QueueSafety, "queue-nofaults.toml"),
     violated(
         "seed002-queue-retry",
         QueueSafety,
         "queue-retry-drop.toml",
+        1000,
+    ),
+    violated(
+        "seed002-queue-retry",
+        QueueSafety,
+        "queue-retry-lost.toml",
         1000,
     ),
     violated(
@@ -197,11 +215,10 @@ pub const ROWS: &[Row] = &[
         Election,
         "curator-leader-drops.toml",
     ),
-    violated(
+    holds(
         "seed002-curator-leader",
         Election,
         "curator-leader-expiry.toml",
-        1000,
     ),
     violated(
         "seed004-zklock",
@@ -210,6 +227,7 @@ pub const ROWS: &[Row] = &[
         1000,
     ),
     violated("seed004-zklock", Liveness, "zklock-nofaults.toml", 1000),
+    violated("seed004-zklock", Liveness, "zklock-root-race.toml", 1000),
     violated("seed004-zklock", MutualExclusion, "zklock-drop.toml", 3000),
     holds("seed004-zklock", NoHerd, "zklock-faults.toml"),
 ];
@@ -243,6 +261,31 @@ pub fn scenario(row: &Row) -> Scenario {
     s.hard = vec![row.check];
     s.report = Vec::new();
     s
+}
+
+/// A scenario file of `scenarios/seeds/` with its `recipe = "…"` line
+/// swapped for `recipe` — the same ensemble, faults and aims run by another
+/// recipe (a correct twin of a port).
+pub fn scenario_with_recipe(file: &str, recipe: &str) -> Scenario {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../scenarios/seeds")
+        .join(file);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
+    let swapped: String = text
+        .lines()
+        .map(|l| {
+            if l.starts_with("recipe = ") {
+                format!("recipe = \"{recipe}\"\n")
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    assert_ne!(
+        swapped, text,
+        "{file} names its recipe on a `recipe = ` line"
+    );
+    Scenario::parse(&swapped, file).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// A random sweep of `schedules` seeds from seed 0 on `jobs` threads.

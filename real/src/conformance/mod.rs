@@ -1,7 +1,7 @@
 //! The conformance suite's machinery: one multi-session script, run on the
 //! simulator and on a real ZooKeeper, observed the same way on both.
 //!
-//! A [`Script`] is a list of [`Step`]s in one global order: "session 1
+//! A [`Script`] is a list of [`ScriptStep`]s in one global order: "session 1
 //! creates `/a`", "session 0 closes", "session 2's session expires". Each
 //! step completes (its reply, or the fault's visible effect) before the next
 //! one begins, and everything a step causes elsewhere (watch events to other
@@ -46,7 +46,7 @@ pub enum Action {
 
 /// One step of a script.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Step {
+pub struct ScriptStep {
     pub session: usize,
     pub action: Action,
 }
@@ -57,7 +57,7 @@ pub struct Script {
     /// Named after the rule it shows (`S5_suffix_skips_deletes`).
     pub name: String,
     pub sessions: usize,
-    pub steps: Vec<Step>,
+    pub steps: Vec<ScriptStep>,
 }
 
 impl Script {
@@ -70,14 +70,14 @@ impl Script {
     }
     /// Session `session` does `op` and waits for its reply.
     pub fn op(mut self, session: usize, op: Op) -> Self {
-        self.steps.push(Step {
+        self.steps.push(ScriptStep {
             session,
             action: Action::Op(op),
         });
         self
     }
     pub fn act(mut self, session: usize, action: Action) -> Self {
-        self.steps.push(Step { session, action });
+        self.steps.push(ScriptStep { session, action });
         self
     }
     /// Whether the session ever needs a fault on its connection.

@@ -16,6 +16,8 @@
 //! everything outstanding before the next step.
 
 use std::collections::BTreeMap;
+use std::fmt;
+use std::io;
 use std::net::SocketAddr;
 use std::time::Duration;
 
@@ -58,8 +60,9 @@ enum Outcome {
     },
 }
 
+/// A session's connection as the conductor last saw it.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Link {
+pub enum Link {
     Connected,
     Disconnected,
     Expired,
@@ -84,20 +87,109 @@ struct Conductor<'s> {
     last: Option<Done>,
 }
 
-/// What a handled outcome completed.
+/// What a handled outcome completed; what a step waits for.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Done {
+pub enum Done {
+    /// Session's reply to the op of step.
     Answer(usize, usize),
+    /// Session answered its barrier read.
     Barrier(usize),
+    /// Session's connection reached this state.
     State(usize, Link),
 }
 
+impl fmt::Display for Done {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Done::Answer(k, SETUP) => write!(f, "s{k}'s reply to the setup create"),
+            Done::Answer(k, step) => write!(f, "s{k}'s reply at step {step}"),
+            Done::Barrier(k) => write!(f, "s{k}'s barrier read"),
+            Done::State(k, link) => write!(f, "s{k} to become {link:?}"),
+        }
+    }
+}
+
+/// Why a script could not be run to its end on the real server. Each is a
+/// harness failure (the server, the network, a script the conductor cannot
+/// play), never a difference from the simulator: those are observations.
+#[derive(Debug)]
+pub enum ConductorError {
+    /// The server's connect string is not an address.
+    Address(std::net::AddrParseError),
+    /// The fault proxy of a session could not start.
+    Proxy { session: usize, source: io::Error },
+    /// A session could not connect.
+    Connect { session: usize, source: zk::Error },
+    /// A step names a session the script does not have.
+    NoSession { step: usize, session: usize },
+    /// A step sends an op on a session the script already closed.
+    Closed { step: usize, session: usize },
+    /// A fault step on a session that has no proxy (the script said it has
+    /// no faults on it).
+    NoProxy { session: usize },
+    /// Nothing completed what a step waits for within the step limit.
+    Stuck { waiting_for: Done },
+    /// The server's `dump` (to watch for an expiry) failed.
+    Dump(io::Error),
+    /// The server kept a silenced session past the step limit.
+    NeverExpired { session: usize, id: SessionId },
+    /// The hidden setup create (the script's root) did not succeed.
+    SetupFailed,
+}
+
+impl fmt::Display for ConductorError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConductorError::Address(e) => write!(f, "server address: {e}"),
+            ConductorError::Proxy { session, source } => {
+                write!(f, "s{session}'s fault proxy did not start: {source}")
+            }
+            ConductorError::Connect { session, source } => {
+                write!(f, "s{session} could not connect: {source}")
+            }
+            ConductorError::NoSession { step, session } => {
+                write!(f, "step {step}: no session {session}")
+            }
+            ConductorError::Closed { step, session } => {
+                write!(f, "step {step}: s{session} is closed")
+            }
+            ConductorError::NoProxy { session } => write!(
+                f,
+                "s{session} has no fault proxy (the script has no fault on it)"
+            ),
+            ConductorError::Stuck { waiting_for } => {
+                write!(f, "stuck: waited {STEP_LIMIT:?} for {waiting_for}")
+            }
+            ConductorError::Dump(e) => write!(f, "the server's `dump` failed: {e}"),
+            ConductorError::NeverExpired { session, id } => {
+                write!(f, "the server never expired s{session} (0x{id:x})")
+            }
+            ConductorError::SetupFailed => write!(f, "the setup create failed"),
+        }
+    }
+}
+
+impl std::error::Error for ConductorError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ConductorError::Address(e) => Some(e),
+            ConductorError::Proxy { source, .. } | ConductorError::Dump(source) => Some(source),
+            ConductorError::Connect { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
 /// Run `script` (already rooted at `root`) on `server`.
-pub async fn run(script: &Script, root: &str, server: &TestServer) -> Result<Observations, String> {
+pub async fn run(
+    script: &Script,
+    root: &str,
+    server: &TestServer,
+) -> Result<Observations, ConductorError> {
     let upstream: SocketAddr = server
         .connect_string()
         .parse()
-        .map_err(|e| format!("server address: {e}"))?;
+        .map_err(ConductorError::Address)?;
     let mut conductor = Conductor {
         server,
         slots: Vec::new(),
@@ -107,7 +199,10 @@ pub async fn run(script: &Script, root: &str, server: &TestServer) -> Result<Obs
     };
     for k in 0..script.sessions.max(1) {
         let proxy = if script.has_faults(k) {
-            Some(FaultProxy::start(upstream).map_err(|e| format!("proxy: {e}"))?)
+            Some(
+                FaultProxy::start(upstream)
+                    .map_err(|source| ConductorError::Proxy { session: k, source })?,
+            )
         } else {
             None
         };
@@ -123,7 +218,7 @@ pub async fn run(script: &Script, root: &str, server: &TestServer) -> Result<Obs
             .with_session_timeout(timeout)
             .connect(&connect)
             .await
-            .map_err(|e| format!("session {k} could not connect: {e}"))?;
+            .map_err(|source| ConductorError::Connect { session: k, source })?;
         let watcher = handle.state_watcher();
         conductor.push_state(k, watcher);
         conductor.slots.push(Slot {
@@ -144,14 +239,17 @@ pub async fn run(script: &Script, root: &str, server: &TestServer) -> Result<Obs
     for (i, step) in script.steps.iter().enumerate() {
         let k = step.session;
         if k >= conductor.slots.len() {
-            return Err(format!("step {i}: no session {k}"));
+            return Err(ConductorError::NoSession {
+                step: i,
+                session: k,
+            });
         }
         match &step.action {
             Action::Op(op) => conductor.op(k, i, op.clone()).await?,
             Action::Close => conductor.close(k).await?,
             Action::Expire => conductor.expire(k).await?,
             Action::Disconnect => conductor.disconnect(k).await?,
-            Action::Reconnect => conductor.reconnect(k).await?,
+            Action::Reconnect => conductor.reconnect(k, i).await?,
         }
         conductor.barrier(k).await?;
     }
@@ -164,7 +262,7 @@ pub async fn run(script: &Script, root: &str, server: &TestServer) -> Result<Obs
             proxy.resume();
         }
     }
-    let base = base_zxid(&seen[0]).ok_or("setup create failed")?;
+    let base = base_zxid(&seen[0]).ok_or(ConductorError::SetupFailed)?;
     let frame = Frame {
         base,
         sessions: &sessions,
@@ -173,6 +271,13 @@ pub async fn run(script: &Script, root: &str, server: &TestServer) -> Result<Obs
 }
 
 impl Conductor<'_> {
+    fn proxy(&self, k: usize) -> Result<&FaultProxy, ConductorError> {
+        self.slots[k]
+            .proxy
+            .as_ref()
+            .ok_or(ConductorError::NoProxy { session: k })
+    }
+
     fn push_state(&mut self, session: usize, mut watcher: zk::StateWatcher) {
         self.set.push(async move {
             let state = watcher.changed().await;
@@ -185,13 +290,13 @@ impl Conductor<'_> {
     }
 
     /// Handle outcomes until one completes `done`.
-    async fn until(&mut self, done: Done) -> Result<(), String> {
+    async fn until(&mut self, done: Done) -> Result<(), ConductorError> {
         let deadline = tokio::time::Instant::now() + STEP_LIMIT;
         loop {
             let outcome = tokio::select! {
                 outcome = self.set.next() => outcome,
                 () = tokio::time::sleep_until(deadline) => {
-                    return Err(format!("stuck waiting for {done:?}"));
+                    return Err(ConductorError::Stuck { waiting_for: done });
                 }
             };
             self.handle(outcome);
@@ -280,9 +385,9 @@ impl Conductor<'_> {
         }
     }
 
-    async fn op(&mut self, k: usize, step: usize, op: Op) -> Result<(), String> {
+    async fn op(&mut self, k: usize, step: usize, op: Op) -> Result<(), ConductorError> {
         let Some(handle) = self.slots[k].handle.clone() else {
-            return Err(format!("step {step}: s{k} is closed"));
+            return Err(ConductorError::Closed { step, session: k });
         };
         self.set.push(async move {
             Outcome::Answer {
@@ -296,7 +401,7 @@ impl Conductor<'_> {
 
     /// Every connected session other than `except` answers a read, so that
     /// every notification queued for it before now has been handled.
-    async fn barrier(&mut self, except: usize) -> Result<(), String> {
+    async fn barrier(&mut self, except: usize) -> Result<(), ConductorError> {
         for j in 0..self.slots.len() {
             let slot = &self.slots[j];
             if j == except || slot.link != Link::Connected {
@@ -314,24 +419,27 @@ impl Conductor<'_> {
         Ok(())
     }
 
-    async fn close(&mut self, k: usize) -> Result<(), String> {
+    async fn close(&mut self, k: usize) -> Result<(), ConductorError> {
         // Dropping the last handle makes the library send `closeSession`.
         self.slots[k].handle = None;
         self.until(Done::State(k, Link::Closed)).await
     }
 
-    async fn disconnect(&mut self, k: usize) -> Result<(), String> {
-        let proxy = self.slots[k].proxy.as_ref().ok_or("no proxy")?;
+    async fn disconnect(&mut self, k: usize) -> Result<(), ConductorError> {
+        let proxy = self.proxy(k)?;
         proxy.pause();
         proxy.drop_connections();
         self.until(Done::State(k, Link::Disconnected)).await
     }
 
-    async fn reconnect(&mut self, k: usize) -> Result<(), String> {
-        self.slots[k].proxy.as_ref().ok_or("no proxy")?.resume();
+    async fn reconnect(&mut self, k: usize, step: usize) -> Result<(), ConductorError> {
+        self.proxy(k)?.resume();
         self.until(Done::State(k, Link::Connected)).await?;
         // Collect what `SetWatches` brought back on this connection too.
-        let handle = self.slots[k].handle.clone().ok_or("closed")?;
+        let handle = self.slots[k]
+            .handle
+            .clone()
+            .ok_or(ConductorError::Closed { step, session: k })?;
         self.set.push(async move {
             let _ = handle.check_stat("/").await;
             Outcome::Barrier { session: k }
@@ -339,25 +447,29 @@ impl Conductor<'_> {
         self.until(Done::Barrier(k)).await
     }
 
-    async fn expire(&mut self, k: usize) -> Result<(), String> {
-        let id = format!("0x{:x}", self.slots[k].session);
-        self.slots[k].proxy.as_ref().ok_or("no proxy")?.pause();
+    async fn expire(&mut self, k: usize) -> Result<(), ConductorError> {
+        let session = self.slots[k].session;
+        let id = format!("0x{session:x}");
+        self.proxy(k)?.pause();
         let deadline = tokio::time::Instant::now() + STEP_LIMIT;
         // Wait for the server to drop the session from its tracker.
         loop {
             let dump = self
                 .server
                 .four_letter("dump")
-                .map_err(|e| format!("dump: {e}"))?;
+                .map_err(ConductorError::Dump)?;
             if !dump.contains(&id) {
                 break;
             }
             if tokio::time::Instant::now() > deadline {
-                return Err(format!("the server never expired {id}"));
+                return Err(ConductorError::NeverExpired {
+                    session: k,
+                    id: session,
+                });
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
-        let proxy = self.slots[k].proxy.as_ref().ok_or("no proxy")?;
+        let proxy = self.proxy(k)?;
         proxy.drop_connections();
         proxy.resume();
         if self.slots[k].link != Link::Expired {

@@ -90,8 +90,16 @@ impl Client for Player {
 
 /// What went wrong running a script on the simulator (a script the world
 /// cannot play, e.g. `Reconnect` of a connected session).
-#[derive(Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Unplayable(pub String);
+
+impl std::fmt::Display for Unplayable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the simulator cannot play the script: {}", self.0)
+    }
+}
+
+impl std::error::Error for Unplayable {}
 
 /// Run `script` (already rooted at `root`) and return what each session saw.
 pub fn run(script: &Script, root: &str) -> Result<Observations, Unplayable> {

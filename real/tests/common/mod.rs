@@ -1,5 +1,5 @@
-//! Test helpers shared by the `real_*` tests: a sans-IO client that plays
-//! a fixed script, and readers for a [`RealRun`]'s log.
+//! Test helpers shared by the real-server tests: a sans-IO client that
+//! follows fixed cues, and readers for a [`RealRun`]'s log.
 
 #![allow(dead_code)] // each test binary uses its own subset
 
@@ -11,9 +11,10 @@ use zksim::{
     WatchedEvent,
 };
 
-/// One step of a [`Scripted`] client.
+/// What a [`CuedClient`] does next: the real-driver twin of
+/// `zksim::script::Step`, with the waits that real timing needs.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Step {
+pub enum Cue {
     /// Send the op and wait for its reply.
     Do(Op),
     /// Wait until this many watch events have arrived in total.
@@ -32,10 +33,11 @@ pub enum Step {
     Close,
 }
 
-/// A sans-IO client that plays a fixed script and remembers what it got.
+/// A sans-IO client that follows a fixed list of [`Cue`]s and remembers
+/// what it got.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Scripted {
-    pub steps: Vec<Step>,
+pub struct CuedClient {
+    pub cues: Vec<Cue>,
     next: usize,
     waiting_reply: Option<OpId>,
     watches_needed: usize,
@@ -50,10 +52,10 @@ pub struct Scripted {
     done: bool,
 }
 
-impl Scripted {
-    pub fn new(steps: Vec<Step>) -> Self {
-        Scripted {
-            steps,
+impl CuedClient {
+    pub fn new(cues: Vec<Cue>) -> Self {
+        CuedClient {
+            cues,
             next: 0,
             waiting_reply: None,
             watches_needed: 0,
@@ -78,29 +80,29 @@ impl Scripted {
 
     fn advance(&mut self, cx: &mut Cx<()>) {
         while !self.blocked() && !self.done {
-            let Some(step) = self.steps.get(self.next).cloned() else {
+            let Some(cue) = self.cues.get(self.next).cloned() else {
                 self.done = true;
                 return;
             };
             self.next += 1;
-            match step {
-                Step::Do(op) => self.waiting_reply = Some(cx.send(op)),
-                Step::AwaitWatches(n) => self.watches_needed = n,
-                Step::AwaitCreationIfAbsent => {
+            match cue {
+                Cue::Do(op) => self.waiting_reply = Some(cx.send(op)),
+                Cue::AwaitWatches(n) => self.watches_needed = n,
+                Cue::AwaitCreationIfAbsent => {
                     if self.last_reply == Some(Ok(Response::Exists(None))) {
                         self.watches_needed = self.watches_seen + 1;
                     }
                 }
-                Step::AwaitOneMoreWatch => self.watches_needed = self.watches_seen + 1,
-                Step::Sleep(ticks) => {
+                Cue::AwaitOneMoreWatch => self.watches_needed = self.watches_seen + 1,
+                Cue::Sleep(ticks) => {
                     self.sleeping = true;
                     cx.after(ticks);
                 }
-                Step::AwaitSession(event) => {
+                Cue::AwaitSession(event) => {
                     self.awaiting_session = Some((event, self.sessions_seen.len()));
                 }
-                Step::Reopen => cx.reopen_session(),
-                Step::Close => {
+                Cue::Reopen => cx.reopen_session(),
+                Cue::Close => {
                     cx.close_session();
                     self.done = true;
                 }
@@ -109,7 +111,7 @@ impl Scripted {
     }
 }
 
-impl Client for Scripted {
+impl Client for CuedClient {
     type Event = ();
     fn start(&mut self, cx: &mut Cx<()>) {
         self.advance(cx);
@@ -158,7 +160,7 @@ pub fn create(path: &str, mode: CreateMode) -> Op {
 }
 
 /// `client`'s deliveries, in order, with their positions in the whole log.
-pub fn deliveries(run: &RealRun<Scripted>, client: usize) -> Vec<(usize, Delivery)> {
+pub fn deliveries(run: &RealRun<CuedClient>, client: usize) -> Vec<(usize, Delivery)> {
     run.log
         .iter()
         .enumerate()
@@ -173,7 +175,7 @@ pub fn deliveries(run: &RealRun<Scripted>, client: usize) -> Vec<(usize, Deliver
 }
 
 /// Each op of `client` paired with its reply, in send order.
-pub fn replies(run: &RealRun<Scripted>, client: usize) -> Vec<(Op, Reply)> {
+pub fn replies(run: &RealRun<CuedClient>, client: usize) -> Vec<(Op, Reply)> {
     let sent: Vec<(OpId, Op)> = run
         .log
         .iter()
@@ -200,7 +202,7 @@ pub fn replies(run: &RealRun<Scripted>, client: usize) -> Vec<(Op, Reply)> {
         .collect()
 }
 
-pub fn position_of_reply(run: &RealRun<Scripted>, client: usize, wanted: &Op) -> usize {
+pub fn position_of_reply(run: &RealRun<CuedClient>, client: usize, wanted: &Op) -> usize {
     let id = run
         .log
         .iter()

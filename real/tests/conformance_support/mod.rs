@@ -5,4 +5,5 @@ pub mod generated;
 pub mod herd;
 pub mod ops;
 pub mod ordering;
+pub mod refusals;
 pub mod scripts;

@@ -1,8 +1,8 @@
 //! Lock recipes: the naive herd lock, ZooKeeper's predecessor-watch lock,
 //! the read/write lock, and deliberately broken variants for the checker.
 //!
-//! Every lock recipe is a [`driver::LockClient`] around a
-//! [`driver::Protocol`]; the round loop ([`rounds::Rounds`]) emits the
+//! Every lock recipe is a [`protocol::LockClient`] around a
+//! [`protocol::Protocol`]; the round loop ([`rounds::Rounds`]) emits the
 //! history the checker's monitors read, the same way for every lock:
 //!
 //! | when | events |
@@ -21,19 +21,19 @@
 //!
 //! Helpers meant for other lock ports: [`names`] (sequence suffixes and
 //! ordering), [`rounds::Rounds`] (the round loop on its own) and
-//! [`driver`] (the whole client, given a protocol).
+//! [`protocol`] (the whole client, given a protocol).
 
-pub mod driver;
 pub mod flaws;
 pub mod line;
 pub mod naive;
 pub mod names;
+pub mod protocol;
 pub mod rounds;
 pub mod rwlock;
 pub mod sequential;
 
-pub use driver::{LockClient, Protocol, Step};
 pub use naive::NaiveLock;
+pub use protocol::{Attempt, LockClient, Protocol};
 pub use rwlock::RwLock;
 pub use sequential::SequentialLock;
 
@@ -47,7 +47,7 @@ macro_rules! lock_recipe {
     ($(#[$doc:meta])* $name:ident($proto:ty) as $family:ident = |$params:ident| $build:expr) => {
         $(#[$doc])*
         #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-        pub struct $name(pub $crate::lock::driver::LockClient<$proto>);
+        pub struct $name(pub $crate::lock::protocol::LockClient<$proto>);
 
         impl $crate::Recipe for $name {
             const FAMILY: $crate::Family = $crate::Family::$family;

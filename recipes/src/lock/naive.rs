@@ -18,8 +18,8 @@
 
 use zksim::{CreateMode, Cx, EventType, Op, OpId, Reply, Response, WatchedEvent, ZkError};
 
-use super::driver::{LockClient, Protocol, Step};
 use super::names::child_path;
+use super::protocol::{Attempt, LockClient, Protocol};
 use super::rounds::Rounds;
 use crate::{AppEvent, RecipeParams};
 
@@ -83,7 +83,7 @@ impl NaiveProtocol {
         }
     }
 
-    fn create(&mut self, cx: &mut Cx<AppEvent>) -> Step {
+    fn create(&mut self, cx: &mut Cx<AppEvent>) -> Attempt {
         let op = cx.send(Op::Create {
             path: self.path.clone(),
             data: Vec::new(),
@@ -91,16 +91,16 @@ impl NaiveProtocol {
         });
         self.mine = Mine::Maybe;
         self.stage = Stage::Creating { op };
-        Step::Wait
+        Attempt::Wait
     }
 
-    fn check(&mut self, cx: &mut Cx<AppEvent>) -> Step {
+    fn check(&mut self, cx: &mut Cx<AppEvent>) -> Attempt {
         let op = cx.send(Op::Exists {
             path: self.path.clone(),
             watch: true,
         });
         self.stage = Stage::Checking { op };
-        Step::Wait
+        Attempt::Wait
     }
 
     /// The reply to the release `delete` or to the post-interruption `exists`.
@@ -123,20 +123,20 @@ impl NaiveProtocol {
         }
     }
 
-    fn hold(&mut self, czxid: i64, cx: &mut Cx<AppEvent>) -> Step {
+    fn hold(&mut self, czxid: i64, cx: &mut Cx<AppEvent>) -> Attempt {
         self.mine = Mine::Yes;
         self.stage = Stage::Holding;
         cx.emit(AppEvent::Enqueued { seq: None });
-        Step::Acquired { fence: czxid }
+        Attempt::Acquired { fence: czxid }
     }
 }
 
 impl Protocol for NaiveProtocol {
-    fn attempt(&mut self, cx: &mut Cx<AppEvent>) -> Step {
+    fn attempt(&mut self, cx: &mut Cx<AppEvent>) -> Attempt {
         self.create(cx)
     }
 
-    fn on_reply(&mut self, op: OpId, reply: Reply, cx: &mut Cx<AppEvent>) -> Step {
+    fn on_reply(&mut self, op: OpId, reply: Reply, cx: &mut Cx<AppEvent>) -> Attempt {
         match self.stage {
             Stage::Creating { op: want } if want == op => match reply {
                 Ok(Response::Created { stat, .. }) => self.hold(stat.czxid, cx),
@@ -144,7 +144,7 @@ impl Protocol for NaiveProtocol {
                 Err(ZkError::NodeExists) | Err(ZkError::ConnectionLoss) => self.check(cx),
                 _ => {
                     self.stage = Stage::Idle;
-                    Step::Wait
+                    Attempt::Wait
                 }
             },
             Stage::Checking { op: want } if want == op => match reply {
@@ -155,31 +155,31 @@ impl Protocol for NaiveProtocol {
                 Ok(Response::Exists(Some(_))) => {
                     self.mine = Mine::None;
                     self.stage = Stage::Watching;
-                    Step::Wait
+                    Attempt::Wait
                 }
                 Ok(Response::Exists(None)) if self.flaws.no_recheck_when_gone => {
                     self.mine = Mine::None;
                     self.stage = Stage::Watching;
-                    Step::Wait
+                    Attempt::Wait
                 }
                 Ok(Response::Exists(None)) => self.create(cx),
                 _ => {
                     self.stage = Stage::Idle;
-                    Step::Wait
+                    Attempt::Wait
                 }
             },
             _ if self.cleanup == Some(op) => {
                 self.cleanup = None;
                 self.cleaned(reply, cx);
-                Step::Wait
+                Attempt::Wait
             }
-            _ => Step::Wait,
+            _ => Attempt::Wait,
         }
     }
 
-    fn on_watch(&mut self, event: WatchedEvent, cx: &mut Cx<AppEvent>) -> Step {
+    fn on_watch(&mut self, event: WatchedEvent, cx: &mut Cx<AppEvent>) -> Attempt {
         if self.stage != Stage::Watching || event.path != self.path {
-            return Step::Wait;
+            return Attempt::Wait;
         }
         match event.kind {
             EventType::NodeDeleted => self.create(cx),

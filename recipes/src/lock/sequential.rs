@@ -36,11 +36,11 @@
 
 use zksim::{CreateMode, Cx, EventType, Op, OpId, Reply, Response, WatchedEvent, ZkError};
 
-use super::driver::{Protocol, Step};
 pub use super::flaws::Flaws;
 pub use super::line::Role;
 use super::line::{judge, Verdict};
 use super::names::{child_name, child_path, sequence_of};
+use super::protocol::{Attempt, Protocol};
 use crate::AppEvent;
 
 /// This client's knowledge of its own node for the current attempt.
@@ -133,7 +133,7 @@ impl SequentialProtocol {
         child_path(&self.root, name)
     }
 
-    fn create(&mut self, cx: &mut Cx<AppEvent>) -> Step {
+    fn create(&mut self, cx: &mut Cx<AppEvent>) -> Attempt {
         self.attempts += 1;
         let guid = format!("c{}s{}a{}", self.client, cx.session_id(), self.attempts);
         let op = cx.send(Op::Create {
@@ -143,44 +143,44 @@ impl SequentialProtocol {
         });
         self.node = Node::Unknown { guid };
         self.stage = Stage::Creating { op };
-        Step::Wait
+        Attempt::Wait
     }
 
-    fn list(&mut self, cx: &mut Cx<AppEvent>) -> Step {
+    fn list(&mut self, cx: &mut Cx<AppEvent>) -> Attempt {
         let op = cx.send(Op::GetChildren {
             path: self.root.clone(),
             watch: false,
         });
         self.stage = Stage::Listing { op };
-        Step::Wait
+        Attempt::Wait
     }
 
     /// Look for the node a create with `guid` made.
-    fn find(&mut self, guid: &str, cx: &mut Cx<AppEvent>) -> Step {
+    fn find(&mut self, guid: &str, cx: &mut Cx<AppEvent>) -> Attempt {
         let prefix = format!("{}-{guid}-", self.role.kind());
         self.find_prefix(prefix, cx)
     }
 
-    fn find_prefix(&mut self, prefix: String, cx: &mut Cx<AppEvent>) -> Step {
+    fn find_prefix(&mut self, prefix: String, cx: &mut Cx<AppEvent>) -> Attempt {
         let op = cx.send(Op::GetChildren {
             path: self.root.clone(),
             watch: false,
         });
         self.stage = Stage::Finding { op, prefix };
-        Step::Wait
+        Attempt::Wait
     }
 
-    fn watch(&mut self, pred: String, cx: &mut Cx<AppEvent>) -> Step {
+    fn watch(&mut self, pred: String, cx: &mut Cx<AppEvent>) -> Attempt {
         let op = cx.send(Op::Exists {
             path: self.path(&pred),
             watch: true,
         });
         self.stage = Stage::Watching { op, pred };
-        Step::Wait
+        Attempt::Wait
     }
 
     /// Own node known to exist: report it, then look at the line.
-    fn enqueued(&mut self, name: String, czxid: i64, cx: &mut Cx<AppEvent>) -> Step {
+    fn enqueued(&mut self, name: String, czxid: i64, cx: &mut Cx<AppEvent>) -> Attempt {
         cx.emit(AppEvent::Enqueued {
             seq: sequence_of(&name),
         });
@@ -188,19 +188,19 @@ impl SequentialProtocol {
         self.list(cx)
     }
 
-    fn hold(&mut self) -> Step {
+    fn hold(&mut self) -> Attempt {
         match self.node {
             Node::Known { czxid, .. } => {
                 self.stage = Stage::Holding;
-                Step::Acquired { fence: czxid }
+                Attempt::Acquired { fence: czxid }
             }
             // Never reached: we only hold with a known node.
-            _ => Step::Wait,
+            _ => Attempt::Wait,
         }
     }
 
     /// Woken up (predecessor gone): re-list, or (W3) just take the lock.
-    fn woken(&mut self, cx: &mut Cx<AppEvent>) -> Step {
+    fn woken(&mut self, cx: &mut Cx<AppEvent>) -> Attempt {
         if self.flaws.no_recheck {
             self.hold()
         } else {
@@ -221,7 +221,7 @@ impl SequentialProtocol {
     }
 
     /// Send the current stage's request again (its reply was lost).
-    fn redo(&mut self, cx: &mut Cx<AppEvent>) -> Step {
+    fn redo(&mut self, cx: &mut Cx<AppEvent>) -> Attempt {
         match self.stage.clone() {
             Stage::Creating { .. } => match self.node.clone() {
                 Node::Unknown { guid } if !self.flaws.blind_retry => self.find(&guid, cx),
@@ -234,18 +234,18 @@ impl SequentialProtocol {
                     watch: false,
                 });
                 self.stage = Stage::Adopting { op, name };
-                Step::Wait
+                Attempt::Wait
             }
             Stage::Listing { .. } => self.list(cx),
             Stage::Watching { pred, .. } => self.watch(pred, cx),
-            Stage::Idle | Stage::Holding => Step::Wait,
+            Stage::Idle | Stage::Holding => Attempt::Wait,
         }
     }
 
     /// Step 3/4 on a fresh listing.
-    fn decide(&mut self, names: Vec<String>, cx: &mut Cx<AppEvent>) -> Step {
+    fn decide(&mut self, names: Vec<String>, cx: &mut Cx<AppEvent>) -> Attempt {
         let Node::Known { name: mine, .. } = &self.node else {
-            return Step::Wait;
+            return Attempt::Wait;
         };
         // W4: the blind variant never looks for its own leftovers (nor does
         // the one that forgets its released nodes).
@@ -271,7 +271,7 @@ impl SequentialProtocol {
 }
 
 impl Protocol for SequentialProtocol {
-    fn attempt(&mut self, cx: &mut Cx<AppEvent>) -> Step {
+    fn attempt(&mut self, cx: &mut Cx<AppEvent>) -> Attempt {
         // A node of an abandoned attempt whose create's reply was lost is
         // not adopted: the client told the world it gave up, and this new
         // request must queue behind everyone already in line (FIFO). The
@@ -284,7 +284,7 @@ impl Protocol for SequentialProtocol {
         self.create(cx)
     }
 
-    fn on_reply(&mut self, op: OpId, reply: Reply, cx: &mut Cx<AppEvent>) -> Step {
+    fn on_reply(&mut self, op: OpId, reply: Reply, cx: &mut Cx<AppEvent>) -> Attempt {
         if let Some((_, pending)) = &mut self.releasing {
             if *pending == Some(op) {
                 match reply {
@@ -296,7 +296,7 @@ impl Protocol for SequentialProtocol {
                     Err(ZkError::ConnectionLoss) => *pending = None,
                     _ => self.releasing = None,
                 }
-                return Step::Wait;
+                return Attempt::Wait;
             }
         }
         if reply == Err(ZkError::ConnectionLoss)
@@ -314,11 +314,11 @@ impl Protocol for SequentialProtocol {
                 Err(ZkError::ConnectionLoss) => match self.node.clone() {
                     Node::Unknown { .. } if self.flaws.blind_retry => self.create(cx),
                     Node::Unknown { guid } => self.find(&guid, cx),
-                    _ => Step::Wait,
+                    _ => Attempt::Wait,
                 },
                 _ => {
                     self.stage = Stage::Idle;
-                    Step::Wait
+                    Attempt::Wait
                 }
             },
             Stage::Finding { op: want, prefix } if want == op => match reply {
@@ -330,37 +330,37 @@ impl Protocol for SequentialProtocol {
                                 watch: false,
                             });
                             self.stage = Stage::Adopting { op, name };
-                            Step::Wait
+                            Attempt::Wait
                         }
                         None => self.create(cx),
                     }
                 }
-                _ => Step::Wait,
+                _ => Attempt::Wait,
             },
             Stage::Adopting { op: want, name } if want == op => match reply {
                 Ok(Response::Exists(Some(stat))) => self.enqueued(name, stat.czxid, cx),
                 Ok(Response::Exists(None)) => self.create(cx),
-                _ => Step::Wait,
+                _ => Attempt::Wait,
             },
             Stage::Listing { op: want } if want == op => match reply {
                 Ok(Response::Children { names, .. }) => self.decide(names, cx),
-                _ => Step::Wait,
+                _ => Attempt::Wait,
             },
             Stage::Watching { op: want, .. } if want == op => match reply {
-                Ok(Response::Exists(Some(_))) => Step::Wait,
+                Ok(Response::Exists(Some(_))) => Attempt::Wait,
                 Ok(Response::Exists(None)) => self.woken(cx),
-                _ => Step::Wait,
+                _ => Attempt::Wait,
             },
-            _ => Step::Wait,
+            _ => Attempt::Wait,
         }
     }
 
-    fn on_watch(&mut self, event: WatchedEvent, cx: &mut Cx<AppEvent>) -> Step {
+    fn on_watch(&mut self, event: WatchedEvent, cx: &mut Cx<AppEvent>) -> Attempt {
         let Stage::Watching { pred, .. } = &self.stage else {
-            return Step::Wait;
+            return Attempt::Wait;
         };
         if event.path != self.path(pred) {
-            return Step::Wait;
+            return Attempt::Wait;
         }
         match event.kind {
             EventType::NodeDeleted => self.woken(cx),
@@ -432,8 +432,8 @@ pub fn sequential_with(
     params: &crate::RecipeParams,
     role: Role,
     flaws: Flaws,
-) -> super::driver::LockClient<SequentialProtocol> {
-    super::driver::LockClient::new(
+) -> super::protocol::LockClient<SequentialProtocol> {
+    super::protocol::LockClient::new(
         params.root.clone(),
         super::rounds::Rounds::new(params.workload, role.shared()),
         SequentialProtocol::new(&params.root, params.client, role, flaws),

@@ -34,11 +34,18 @@
 //! - **liveness / queue-jam**: a `ConnectionLoss` on the create with any child
 //!   present ends in `IllegalArgumentException` (bare name to `getData`):
 //!   the client gives up. If its create *did* apply, the orphan lives until
-//!   the session closes (here: at once, because the program closes).
+//!   the session closes (at once for the *exit and close* program; for good
+//!   for `seed001-ouyang-lock-keep`).
+//! - **leaks / liveness**: the same recovery listing (line 46) run on a
+//!   follower that has not applied the create finds *no* children, so
+//!   `findMyNodeOnConnectionLoss` returns null (lines 185-187) and `lock()`
+//!   creates a second node: the first stays in the live session, first in
+//!   line, whatever the program (`ouyang-lock-faults.toml`).
 //! - **mutex**: no reaction to `Disconnected`/`Expired` — a paused or
 //!   partitioned holder keeps believing after its session expired.
 //! - **liveness**: a waiter whose session expired keeps waiting on the
-//!   semaphore forever (its watch died with the session).
+//!   semaphore forever (its watch died with the session;
+//!   `ouyang-lock-waiter-expiry.toml`).
 //! - **liveness**: a watched predecessor that gets any event other than
 //!   `NodeDeleted` leaves the waiter stuck (not reachable with these recipes).
 //! - herd, fifo: expected to hold (predecessor watch, sequence sort).

@@ -11,7 +11,7 @@ use std::collections::VecDeque;
 use crate::client::OpId;
 use crate::proto::{Op, Reply, SessionEvent, WatchedEvent, ZkError, Zxid};
 
-use super::registry::WatchReg;
+use super::client_watches::WatchReg;
 
 /// A request waiting on the connection (or queued locally while disconnected).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

@@ -7,9 +7,9 @@ use crate::proto::{Op, Reply, Response, SessionEvent, SessionId, ZkError, Zxid};
 use crate::tree::Txn;
 use crate::TICK_MS;
 
+use super::client_watches::{WatchKind, WatchReg};
 use super::connection::{Inbound, Pending};
 use super::log::Origin;
-use super::registry::{WatchKind, WatchReg};
 use super::slot::{Link, Slots};
 use super::{ClientId, Happening, ServerId, World};
 

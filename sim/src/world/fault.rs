@@ -123,7 +123,19 @@ impl<C: Client> World<C> {
                 self.budget.partitions -= 1;
                 self.servers[server].partitioned_since = Some(self.now);
             }
-            Fault::Heal { server } => self.servers[server].partitioned_since = None,
+            Fault::Heal { server } => {
+                // Healed within sync_limit, the follower answers the
+                // leader's next ping with every session it heard from
+                // meanwhile; past it, it had shut down and they are gone.
+                let forwarded = !self.server_down(server);
+                let held = std::mem::take(&mut self.servers[server].held_touches);
+                if forwarded {
+                    for session in held {
+                        self.sessions.touch(session, self.now);
+                    }
+                }
+                self.servers[server].partitioned_since = None;
+            }
         }
     }
 }

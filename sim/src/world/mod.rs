@@ -6,7 +6,7 @@
 //! - `log`: the leader's committed log and its trimming;
 //! - `session`: the leader's session tracker (expiry, S22);
 //! - `connection`: a client's outbound / taken / inbound queues (S18, S21, S27);
-//! - `registry`: the client library's watch memory (S25);
+//! - `client_watches`: the client library's watch memory (S25);
 //! - `slot`: everything kept about one client;
 //! - `ensemble`: ordering, applying, answering (S19, S27–S29);
 //! - `handler`: calling a client's logic and routing what it asks for;
@@ -69,6 +69,7 @@
 //!   sends and `close_session` after them (`Cx` does not record their
 //!   interleaving).
 
+mod client_watches;
 mod connection;
 mod cow;
 mod enabled;
@@ -76,7 +77,6 @@ mod ensemble;
 mod fault;
 mod handler;
 mod log;
-mod registry;
 mod server;
 mod session;
 mod sharing;
@@ -89,7 +89,7 @@ use crate::fingerprint::StableHasher;
 use crate::proto::{Op, Reply, SessionEvent, SessionId, Tick, WatchedEvent, Zxid};
 use crate::tree::{DataTree, Txn};
 
-pub use registry::{ClientWatches, WatchKind, WatchReg};
+pub use client_watches::{ClientWatches, WatchKind, WatchReg};
 pub use session::SESSION_ID_BASE;
 
 use self::log::CommitLog;
@@ -482,7 +482,7 @@ impl<C: Client> World<C> {
     pub fn client_last_zxid(&self, id: ClientId) -> Zxid {
         self.clients[id].last_zxid
     }
-    /// The client library's watch registry (what `SetWatches` would send).
+    /// The client library's watch memory (what `SetWatches` would send).
     pub fn client_watches(&self, id: ClientId) -> &ClientWatches {
         &self.clients[id].watches
     }
@@ -499,6 +499,30 @@ impl<C: Client> World<C> {
     /// Messages waiting for the client (including answers its library made up).
     pub fn inbound_len(&self, id: ClientId) -> usize {
         self.clients[id].conn.inbound.len()
+    }
+    /// Requests waiting on the client's connection, not yet taken by its
+    /// server. Timing models (the checker's timed scheduler) stamp each with
+    /// the time it reaches the server.
+    pub fn outbound_len(&self, id: ClientId) -> usize {
+        self.clients[id].conn.outbound.len()
+    }
+    /// The request the client's server would take next (`None`: nothing
+    /// waiting, or the client's own `closeSession`): a timing model charges
+    /// a read and a write differently.
+    pub fn next_request(&self, id: ClientId) -> Option<&Op> {
+        match self.clients[id].conn.outbound.front() {
+            Some(connection::Outgoing::Op { request, .. }) => Some(request),
+            _ => None,
+        }
+    }
+    /// Whether the `index`th message waiting for the client (oldest first)
+    /// is a watch notification: what a timing model charges a server's
+    /// per-notification cost for.
+    pub fn inbound_is_watch(&self, id: ClientId, index: usize) -> bool {
+        matches!(
+            self.clients[id].conn.inbound.get(index),
+            Some(connection::Inbound::Watch(_))
+        )
     }
     /// The client's armed timer, if any.
     pub fn timer_of(&self, id: ClientId) -> Option<Tick> {

@@ -10,7 +10,7 @@ use crate::proto::{Reply, SessionId, Tick, WatchedEvent, Zxid};
 use crate::tree::{DataTree, Trigger, Txn};
 use crate::watch::WatchManager;
 
-use super::registry::ClientWatches;
+use super::client_watches::ClientWatches;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Server {
@@ -27,6 +27,14 @@ pub struct Server {
     /// Since when a partitioned follower has been cut off from the leader
     /// (it applies nothing until healed); `None` when it is not.
     pub partitioned_since: Option<Tick>,
+    /// Sessions this follower heard from while partitioned. A follower
+    /// reports the sessions it heard from in its answer to the leader's
+    /// next ping (`LearnerSessionTracker`'s touch table, sent by
+    /// `Learner.ping`); cut off, it keeps collecting them, and if the
+    /// partition heals before `sync_limit` (the TCP connection to the
+    /// leader survived) they reach the leader then. Past `sync_limit` the
+    /// follower has shut down and they are gone.
+    pub held_touches: BTreeSet<SessionId>,
     pub watches: WatchManager,
 }
 
@@ -37,6 +45,7 @@ impl Server {
             tree_hash: HashMemo::default(),
             applied: 0,
             partitioned_since: None,
+            held_touches: BTreeSet::new(),
             watches: WatchManager::new(),
         }
     }
@@ -88,6 +97,7 @@ impl Hash for Server {
         state.write_u64(self.tree_hash.get_or(|| stable_hash(&*self.tree)));
         self.applied.hash(state);
         self.partitioned_since.hash(state);
+        self.held_touches.hash(state);
         self.watches.hash(state);
     }
 }

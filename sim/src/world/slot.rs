@@ -1,13 +1,13 @@
 //! Everything the world keeps about one client: its logic, its handle's
-//! state (session, connection link, last seen zxid, watch registry), its
+//! state (session, connection link, last seen zxid, watch memory), its
 //! process state (running, paused, crashed) and its single timer.
 
 use crate::client::{Client, OpId};
 use crate::proto::{SessionId, Tick, Zxid};
 
+use super::client_watches::ClientWatches;
 use super::connection::Connection;
 use super::cow::CowVec;
-use super::registry::ClientWatches;
 use super::ServerId;
 
 /// The state of the client's ZooKeeper handle.

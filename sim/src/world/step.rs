@@ -139,8 +139,11 @@ impl<C: Client> World<C> {
             unreachable!("can_take_request checked the queue");
         };
         let session = slot.session;
-        // A partitioned follower keeps its session touches to itself.
-        if !self.servers[server].is_partitioned() {
+        // A partitioned follower keeps its session touches to itself until
+        // it reaches the leader again.
+        if self.servers[server].is_partitioned() {
+            self.servers[server].held_touches.insert(session);
+        } else {
             self.sessions.touch(session, self.now);
         }
         let live = self.sessions.is_live(session);
@@ -327,7 +330,8 @@ impl<C: Client> World<C> {
     /// timeout drops its connection (S21); a follower partitioned for
     /// `sync_limit` ticks closes all its client connections; running
     /// connected clients ping — the leader hears those whose server is not
-    /// partitioned; and the leader expires every session whose expiry
+    /// partitioned (a partitioned follower holds the touches until it is
+    /// healed); and the leader expires every session whose expiry
     /// bucket has come (S22, [`SessionTracker::overdue`]).
     ///
     /// [`SessionTracker::overdue`]: super::session::SessionTracker::overdue
@@ -362,12 +366,16 @@ impl<C: Client> World<C> {
                 }
             }
         }
-        for slot in self.clients.iter() {
-            let heard = slot
-                .server()
-                .is_some_and(|server| !self.servers[server].is_partitioned());
-            if slot.pings() && heard {
-                self.sessions.touch(slot.session, now);
+        for client in 0..self.clients.len() {
+            let slot = &self.clients[client];
+            let (Some(server), true) = (slot.server(), slot.pings()) else {
+                continue;
+            };
+            let session = slot.session;
+            if self.servers[server].is_partitioned() {
+                self.servers[server].held_touches.insert(session);
+            } else {
+                self.sessions.touch(session, now);
             }
         }
         let mut overdue = Vec::new();

@@ -9,7 +9,7 @@ use zkrecipes::{AppEvent, RecipeSet};
 use zksim::{Event, Happening};
 
 use crate::model::Model;
-use crate::monitor::figures::Figures;
+use crate::monitor::tally::Tally;
 use crate::monitor::Violation;
 use crate::run::is_terminal;
 
@@ -20,7 +20,7 @@ pub(super) type Queued<C> = (Box<Model<C>>, u64);
 /// What expanding one state gave.
 pub(super) enum Expansion<C: RecipeSet> {
     /// The run ends in this state; its end-of-run verdict and figures.
-    End(Result<(), Violation>, Box<Figures>),
+    End(Result<(), Violation>, Box<Tally>),
     /// The depth bound stopped the search here.
     Cut,
     /// Children in enabled order, less those `keep` rejected.

@@ -8,6 +8,23 @@
 //! - `ORIGINAL = false` — the article's fixed copy (seed 002 lines 219-313,
 //!   436-449): `id = dir + "/" + name` and sequence-only ordering.
 //!
+//! **The program around it** ([`super::app::Caller`]). The article shows
+//! `lock()` and a `LockListener`, not the program. Two are registered:
+//! - the default (`seed002-writelock`, `seed003-apache-writelock`): an
+//!   exception from `lock()` ends the program, which closes its handle; an
+//!   exception from `unlock()` is logged and the program goes on to its next
+//!   round (it carries on).
+//! - `KEEP = true` (`seed002-writelock-keep`): *exit, keep the session* — the
+//!   `WriteLock` was handed a `ZooKeeper` that belongs to its owner, so an
+//!   exception from `lock()` **or from `unlock()`** ends the program's thread
+//!   and the session lives on. `unlock()` sends its `delete` once (line 158),
+//!   rethrows a `ConnectionLoss` (lines 171-175) and in `finally` forgets the
+//!   node (`id = null`, lines 177-182): a delete lost with the connection is
+//!   never sent again and the node stays, first in line, for the session's
+//!   life. (The dead program's `LockWatcher`s would still run on the live
+//!   handle; a finished program's are not run here — the holder that threw
+//!   from `unlock()` has none registered unless a connection event left one.)
+//!
 //! | article line (seed 002 unless noted) | Java | port |
 //! |---|---|---|
 //! | 321-327 | `lock()`: `ensurePathExists(dir)`; `retryOperation(zop)` | `Exists{dir}` (+ `Create{dir}`) under a retry loop whose errors are swallowed (639-667), then `execute()` under another |
@@ -40,10 +57,12 @@
 //! - both, **liveness/leaks**: `unlock` does not retry a lost delete.
 //! - ORIGINAL, **fifo**: order follows session ids, not arrival.
 
-use zksim::{Client, CreateMode, Cx, Op, OpId, Reply, Response, SessionEvent, WatchedEvent};
+use zksim::{
+    Client, CreateMode, Cx, Op, OpId, Reply, Response, SessionEvent, WatchedEvent, ZkError,
+};
 
 use self::protocol::Outcome;
-use super::app::{Alarms, App, Stage};
+use super::app::{Alarms, App, Caller, Stage};
 use super::znode_name::ZNodeName;
 use crate::{AppEvent, Recipe, RecipeParams};
 
@@ -98,9 +117,10 @@ struct Run {
     wait: Wait,
 }
 
-/// Apache `WriteLock`; see the module doc for the two variants.
+/// Apache `WriteLock`; see the module doc for the variants (`KEEP`: the
+/// program keeps its session when a call throws).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct WriteLock<const ORIGINAL: bool> {
+pub struct WriteLock<const ORIGINAL: bool, const KEEP: bool = false> {
     app: App,
     alarms: Alarms<Alarm>,
     dir: String,
@@ -125,12 +145,20 @@ pub struct WriteLock<const ORIGINAL: bool> {
 pub type ApacheWriteLock = WriteLock<true>;
 /// The article's (seed 002) fixed copy.
 pub type ArticleWriteLock = WriteLock<false>;
+/// The article's fixed copy in a program that keeps its session when
+/// `lock()` or `unlock()` throws.
+pub type ArticleWriteLockKeep = WriteLock<false, true>;
 
-impl<const ORIGINAL: bool> Recipe for WriteLock<ORIGINAL> {
+impl<const ORIGINAL: bool, const KEEP: bool> Recipe for WriteLock<ORIGINAL, KEEP> {
     const FAMILY: crate::Family = crate::Family::Lock;
     fn new(p: &RecipeParams) -> Self {
+        let caller = if KEEP {
+            Caller::ExitKeepSession
+        } else {
+            Caller::ExitAndClose
+        };
         WriteLock {
-            app: App::new(p.workload, false),
+            app: App::new(p.workload, false).with_caller(caller),
             alarms: Alarms::default(),
             dir: p.root.clone(),
             id: None,
@@ -146,7 +174,7 @@ impl<const ORIGINAL: bool> Recipe for WriteLock<ORIGINAL> {
     }
 }
 
-impl<const ORIGINAL: bool> Client for WriteLock<ORIGINAL> {
+impl<const ORIGINAL: bool, const KEEP: bool> Client for WriteLock<ORIGINAL, KEEP> {
     type Event = AppEvent;
 
     fn start(&mut self, cx: &mut Cx<AppEvent>) {
@@ -204,7 +232,12 @@ impl<const ORIGINAL: bool> Client for WriteLock<ORIGINAL> {
                 self.run = None;
                 self.next_on_monitor(cx);
             }
-            (Wait::Delete(id), _) if id == op => self.unlocked(cx),
+            (Wait::Delete(id), reply) if id == op => match reply {
+                // `catch (KeeperException e) { throw … }` (lines 171-175):
+                // only the program that keeps its session stops on it.
+                Err(e) if KEEP && e != ZkError::NoNode => self.unlock_threw(cx),
+                _ => self.unlocked(cx),
+            },
             (
                 Wait::EnsureExists(id)
                 | Wait::EnsureCreate(id)

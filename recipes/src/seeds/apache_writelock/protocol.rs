@@ -16,7 +16,7 @@ pub(super) enum Outcome {
     Thrown,
 }
 
-impl<const ORIGINAL: bool> WriteLock<ORIGINAL> {
+impl<const ORIGINAL: bool, const KEEP: bool> WriteLock<ORIGINAL, KEEP> {
     pub(super) fn order() -> NameOrder {
         if ORIGINAL {
             NameOrder::PrefixFirst
@@ -294,6 +294,17 @@ impl<const ORIGINAL: bool> WriteLock<ORIGINAL> {
             self.alarms.set(Alarm::Think, think, cx);
         }
         self.next_on_monitor(cx);
+    }
+
+    /// `unlock()` threw after its `finally` (`lockReleased(); id = null`):
+    /// the program that keeps its session stops, the handle stays open, and
+    /// the node whose delete was lost stays with it (module doc).
+    pub(super) fn unlock_threw(&mut self, cx: &mut Cx<AppEvent>) {
+        self.id = None;
+        self.fence = None;
+        self.run = None;
+        self.alarms.clear(&Alarm::Think, cx);
+        self.app.abandon();
     }
 
     /// Each registered `LockWatcher` in `fired` calls `lock()`.

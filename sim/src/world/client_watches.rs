@@ -2,7 +2,7 @@
 //!
 //! The server forgets a session's watches when its connection closes; the
 //! client library remembers them so that it can re-register them with
-//! `SetWatches` on the next connection (S25). A watch enters this registry
+//! `SetWatches` on the next connection (S25). A watch enters these tables
 //! when the reply that set it is handled, and leaves it when its event is
 //! delivered — exactly when the Java client adds and materialises them.
 

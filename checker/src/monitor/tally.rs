@@ -1,4 +1,7 @@
-//! What the monitors measure, as numbers that merge exactly across runs.
+//! What the monitors measure, as a [`Tally`]: numbers that merge exactly
+//! across runs. (Named apart from `zkrecipes::figures::LockFigures`, the
+//! cost figures of one lock run counted from its history alone, which the
+//! real-server example prints.)
 //!
 //! Every count is a plain sum and every distribution is a histogram
 //! (value → how many times), so merging the figures of many seeds, in any
@@ -78,9 +81,9 @@ pub fn ratio(numerator: u64, denominator: u64) -> f64 {
     }
 }
 
-/// Measured figures of one or many runs.
+/// Measured figures of one or many runs, merged by [`Tally::merge`].
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Figures {
+pub struct Tally {
     /// Runs merged into these figures.
     pub runs: u64,
     /// `Acquired` events.
@@ -122,8 +125,8 @@ pub struct Figures {
     pub violations: BTreeMap<Property, u64>,
 }
 
-impl Figures {
-    pub fn merge(&mut self, other: &Figures) {
+impl Tally {
+    pub fn merge(&mut self, other: &Tally) {
         self.runs += other.runs;
         self.acquisitions += other.acquisitions;
         self.releases += other.releases;
@@ -196,17 +199,17 @@ mod tests {
 
     #[test]
     fn merging_is_exact_and_order_free() {
-        let mut a = Figures {
+        let mut a = Tally {
             runs: 1,
             acquisitions: 2,
-            ..Figures::default()
+            ..Tally::default()
         };
         a.latency.record(3);
         a.violations.insert(Property::NoHerd, 1);
-        let mut b = Figures {
+        let mut b = Tally {
             runs: 1,
             acquisitions: 5,
-            ..Figures::default()
+            ..Tally::default()
         };
         b.latency.record(7);
         b.latency.record(3);

@@ -15,9 +15,9 @@ use zksim::{Client, CreateMode, Cx, Op, OpId, Reply, SessionEvent, WatchedEvent,
 use super::rounds::{Due, Rounds};
 use crate::AppEvent;
 
-/// What a protocol step concluded.
+/// Where an attempt at the lock stands after a [`Protocol`] call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Step {
+pub enum Attempt {
     /// Nothing decided yet (ops may have been sent).
     Wait,
     /// The recipe now believes it holds the lock; `fence` is the czxid of the
@@ -30,11 +30,11 @@ pub enum Step {
 pub trait Protocol: Clone + Hash + Eq + Debug {
     /// Start one attempt: the lock root exists, the session is usable and
     /// `Requested` was just emitted.
-    fn attempt(&mut self, cx: &mut Cx<AppEvent>) -> Step;
+    fn attempt(&mut self, cx: &mut Cx<AppEvent>) -> Attempt;
     /// A reply arrived (it may be for an op of an abandoned attempt: check the id).
-    fn on_reply(&mut self, op: OpId, reply: Reply, cx: &mut Cx<AppEvent>) -> Step;
+    fn on_reply(&mut self, op: OpId, reply: Reply, cx: &mut Cx<AppEvent>) -> Attempt;
     /// A watch fired (it may be stale: check the path).
-    fn on_watch(&mut self, event: WatchedEvent, cx: &mut Cx<AppEvent>) -> Step;
+    fn on_watch(&mut self, event: WatchedEvent, cx: &mut Cx<AppEvent>) -> Attempt;
     /// The hold is over: send what lets go of the lock.
     fn release(&mut self, cx: &mut Cx<AppEvent>);
     /// The current attempt (wait or hold) is abandoned because of
@@ -119,13 +119,13 @@ impl<P: Protocol> LockClient<P> {
     fn maybe_begin(&mut self, cx: &mut Cx<AppEvent>) {
         if self.root_state == Root::Ready && self.rounds.should_start() {
             self.rounds.begin(cx);
-            let step = self.protocol.attempt(cx);
-            self.apply(step, cx);
+            let attempt = self.protocol.attempt(cx);
+            self.apply(attempt, cx);
         }
     }
 
-    fn apply(&mut self, step: Step, cx: &mut Cx<AppEvent>) {
-        if let Step::Acquired { fence } = step {
+    fn apply(&mut self, attempt: Attempt, cx: &mut Cx<AppEvent>) {
+        if let Attempt::Acquired { fence } = attempt {
             self.rounds.acquired(fence, cx);
         }
     }
@@ -157,13 +157,13 @@ impl<P: Protocol> Client for LockClient<P> {
             self.maybe_begin(cx);
             return;
         }
-        let step = self.protocol.on_reply(op, reply, cx);
-        self.apply(step, cx);
+        let attempt = self.protocol.on_reply(op, reply, cx);
+        self.apply(attempt, cx);
     }
 
     fn on_watch(&mut self, event: WatchedEvent, cx: &mut Cx<AppEvent>) {
-        let step = self.protocol.on_watch(event, cx);
-        self.apply(step, cx);
+        let attempt = self.protocol.on_watch(event, cx);
+        self.apply(attempt, cx);
     }
 
     fn on_session(&mut self, event: SessionEvent, cx: &mut Cx<AppEvent>) {

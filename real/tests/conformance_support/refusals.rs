@@ -1,0 +1,55 @@
+//! Scripts that cannot be played: both runners must refuse them (the real
+//! conductor with a typed error that names the step and session) rather
+//! than observe something and let the comparison decide.
+//!
+//! Not here: an op on a session the script closed. The simulator plays it
+//! (`SessionExpired`, as the Java client answers on a closed handle), but
+//! the real conductor closes a session by dropping its only
+//! `zookeeper-client` handle, so it has nothing to send the op on and
+//! refuses with `ConductorError::Closed`; see docs/CONFORMANCE.md.
+
+use zkreal::conformance::real::ConductorError;
+use zkreal::conformance::{self, Script};
+
+use super::ops::*;
+use crate::Bench;
+
+/// Run the refusal scripts; returns how many ran.
+pub fn run(bench: &mut Bench) -> usize {
+    // Step 1 names session 1 of a one-session script.
+    let no_session = Script::new("refuse_missing_session", 1)
+        .op(0, create("/@/a", P))
+        .op(1, exists("/@/a", false));
+    let result = refuse(bench, &no_session, |e| {
+        matches!(
+            e,
+            ConductorError::NoSession {
+                step: 1,
+                session: 1
+            }
+        )
+    });
+    bench.record(&no_session.name, result);
+    1
+}
+
+/// `Ok` when the simulator refuses `script` and the real conductor refuses
+/// it with an error `expected` accepts.
+fn refuse(
+    bench: &Bench,
+    script: &Script,
+    expected: fn(&ConductorError) -> bool,
+) -> Result<(), String> {
+    let root = bench.fresh_root();
+    let rooted = script.rooted(&root);
+    if let Ok(seen) = conformance::sim::run(&rooted, &root) {
+        return Err(format!("the simulator played it: {seen:?}"));
+    }
+    match bench.run_real(&rooted, &root) {
+        Ok(seen) => Err(format!("the real conductor played it: {seen:?}")),
+        Err(e) if expected(&e) => Ok(()),
+        Err(e) => Err(format!(
+            "the real conductor refused it for another reason: {e}"
+        )),
+    }
+}
