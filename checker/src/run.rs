@@ -61,14 +61,35 @@ pub struct Run<C: RecipeSet = AnyRecipe> {
 
 /// Whether the run has reached its natural end in this state: nothing will
 /// happen by itself, the step bound is reached, or only faults are left to
-/// choose (time has run out, and a fault alone cannot be the point of a run).
+/// choose (a fault alone cannot be the point of a run) besides clock ticks
+/// that change nothing but the clock ([`World::waits_on_time`]: no timer,
+/// pause, read timeout, sync limit or session expiry pending).
+///
+/// The last case is a time fixpoint: ticking on to `max_time` would reach
+/// a state that differs only in the clock, where every end-of-run check
+/// reads the same. Ending here makes a stuck run (a liveness violation)
+/// end where it got stuck, however large `max_time` is, and keeps the
+/// hundreds of idle ticks out of its schedule.
+///
+/// [`World::waits_on_time`]: zksim::World::waits_on_time
 pub fn is_terminal<C: RecipeSet>(
     model: &Model<C>,
     enabled: &[Event],
     steps: usize,
     max_steps: usize,
 ) -> bool {
-    steps >= max_steps || enabled.iter().all(is_injected_fault) || model.is_quiescent()
+    if steps >= max_steps || model.is_quiescent() {
+        return true;
+    }
+    let mut ticks = false;
+    for event in enabled {
+        match event {
+            Event::Tick => ticks = true,
+            e if is_injected_fault(e) => {}
+            _ => return false,
+        }
+    }
+    !ticks || !model.world.waits_on_time()
 }
 
 /// Drive one run from the scenario's initial state. `on_step` sees every

@@ -6,7 +6,8 @@
 //! current one, so the result always replays strictly, event by event.
 //!
 //! Passes, repeated until a whole round changes nothing (or the attempt
-//! budget is spent): drop each injected fault; drop chunks of steps
+//! budget is spent): drop each injected fault; drop runs of clock ticks
+//! (whole, then by halves from their end); drop chunks of steps
 //! (halves, quarters, … single steps, delta-debugging style); replace a
 //! step by an event with a lower index in the enabled list. Every accepted
 //! change makes the schedule shorter, or as long with lexicographically
@@ -79,6 +80,38 @@ impl<C: RecipeSet> Shrinker<'_, C> {
                 events.remove(i);
                 changed |= self.try_events(&events);
             }
+        }
+        changed
+    }
+
+    /// Remove runs of consecutive clock ticks, each whole first, then its
+    /// later half, quarter, …: a liveness counterexample is mostly time
+    /// passing, and deleting ticks one by one costs a replay each.
+    fn drop_tick_runs(&mut self) -> bool {
+        let mut changed = false;
+        let mut end = self.schedule.len();
+        while end > 0 {
+            if self.schedule.events[end - 1] != Event::Tick {
+                end -= 1;
+                continue;
+            }
+            let mut start = end - 1;
+            while start > 0 && self.schedule.events[start - 1] == Event::Tick {
+                start -= 1;
+            }
+            let mut len = end - start;
+            while len > 0 {
+                let mut events = self.schedule.events.clone();
+                events.drain(end - len..end);
+                if self.try_events(&events) {
+                    changed = true;
+                    break;
+                }
+                len /= 2;
+            }
+            // The schedule before `start` is unchanged by any accepted
+            // candidate (replay is deterministic up to the first change).
+            end = start.min(self.schedule.len());
         }
         changed
     }
@@ -182,6 +215,7 @@ pub fn shrink_until<C: RecipeSet>(
     };
     loop {
         let mut changed = s.drop_faults();
+        changed |= s.drop_tick_runs();
         changed |= s.drop_chunks();
         changed |= s.lower_indices();
         if !changed || s.attempts >= BUDGET || stop() {

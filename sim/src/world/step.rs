@@ -1,12 +1,12 @@
 //! Applying one scheduler choice.
 
 use crate::client::Client;
-use crate::proto::{Op, SessionEvent, ZkError};
+use crate::proto::{Op, SessionEvent, SessionId, ZkError};
 use crate::tree::Txn;
 
 use super::connection::{Inbound, Outgoing, Pending};
 use super::log::Origin;
-use super::slot::{Life, Link};
+use super::slot::{ClientSlot, Life, Link};
 use super::{ClientId, Delivery, Event, Happening, ServerId, World};
 
 impl<C: Client> World<C> {
@@ -73,6 +73,44 @@ impl<C: Client> World<C> {
     /// frozen process is told nothing, which is the real long-pause window.
     pub(super) fn tick_enabled(&self) -> bool {
         self.now < self.config.max_time && !self.disconnect_undelivered()
+    }
+
+    /// Whether time alone will still change something: a timer is set, a
+    /// pause will end, a cut-off client's read timeout will run out, a
+    /// partitioned follower will give up on the leader (or drop the
+    /// clients still on it), or a live session nobody keeps alive will
+    /// expire. When not, a `Tick` only moves the clock and the last-heard
+    /// ticks of the sessions pinged at every tick: a state whose only
+    /// other choices are faults has reached its end (a stuck waiter there
+    /// stays stuck however long the clock runs). Conservative: `true`
+    /// whenever in doubt.
+    pub fn waits_on_time(&self) -> bool {
+        let slot_waits = |slot: &ClientSlot<C>| {
+            !slot.is_crashed()
+                && (slot.timer.is_some()
+                    || matches!(slot.life, Life::Paused { .. })
+                    || slot.cut.is_some())
+        };
+        if self.clients.iter().any(slot_waits) {
+            return true;
+        }
+        let follower_waits = |server: ServerId| {
+            self.servers[server].is_partitioned()
+                && (!self.server_down(server) || self.clients.iter().any(|s| s.is_on(server)))
+        };
+        if (0..self.servers.len()).any(follower_waits) {
+            return true;
+        }
+        let kept_alive = |session: SessionId| {
+            self.clients.iter().any(|slot| {
+                slot.session == session
+                    && slot.pings()
+                    && slot
+                        .server()
+                        .is_some_and(|server| !self.servers[server].is_partitioned())
+            })
+        };
+        self.sessions.live().any(|session| !kept_alive(session))
     }
 
     /// A partitioned follower that has given up on the leader: `sync_limit`

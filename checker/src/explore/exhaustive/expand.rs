@@ -60,6 +60,7 @@ pub(super) fn expand<C: RecipeSet>(
     if depth >= max_depth {
         return Expansion::Cut;
     }
+    skip_idle_tick(&model, enabled);
     let Some((last, copied)) = enabled.split_last() else {
         unreachable!("a state with nothing enabled is terminal");
     };
@@ -90,5 +91,20 @@ pub(super) fn expand<C: RecipeSet>(
         children,
         events,
         violation,
+    }
+}
+
+/// Leave out a clock tick that changes nothing but the clock
+/// ([`zksim::World::waits_on_time`] is false: no timer, pause, read timeout,
+/// partition or session expiry pending) when something else can happen.
+///
+/// Such a tick is a time shift: every behaviour after it is a behaviour of
+/// the state before it, one tick later, with the same verdicts (no check
+/// reads absolute time, and the untaken tick leaves more of `max_time`).
+/// Exploring it would multiply the states by every idle tick `max_time`
+/// allows, which is why liveness used to need a hand-tuned `max_time`.
+fn skip_idle_tick<C: RecipeSet>(model: &Model<C>, enabled: &mut Vec<Event>) {
+    if enabled.len() > 1 && enabled.contains(&Event::Tick) && !model.world.waits_on_time() {
+        enabled.retain(|e| *e != Event::Tick);
     }
 }
