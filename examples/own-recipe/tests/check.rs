@@ -42,7 +42,10 @@ fn my_lock_holds_under_random_schedules() {
 #[test]
 fn my_lock_holds_in_every_interleaving_of_a_small_world() {
     let r = small(Check::<MyLock>::new(2)).bfs(100).assert_holds();
-    assert!(r.distinct_states.unwrap() > 1000);
+    // 673 states: a real search, not a handful (ticks that change nothing
+    // are not explored, so this is smaller than the tick-by-tick space).
+    let states = r.distinct_states.unwrap();
+    assert!(states > 500, "{states} states");
 }
 
 #[test]
