@@ -5,7 +5,9 @@ use crate::proto::{Op, SessionEvent, SessionId, ZkError};
 use crate::tree::Txn;
 
 use super::connection::{Inbound, Outgoing, Pending};
+use super::cow::CowVec;
 use super::log::Origin;
+use super::server::Server;
 use super::slot::{ClientSlot, Life, Link};
 use super::{ClientId, Delivery, Event, Happening, ServerId, World};
 
@@ -142,7 +144,7 @@ impl<C: Client> World<C> {
         // A partitioned follower keeps its session touches to itself until
         // it reaches the leader again.
         if self.servers[server].is_partitioned() {
-            self.servers[server].held_touches.insert(session);
+            hold_touch(&mut self.servers, server, session);
         } else {
             self.sessions.touch(session, self.now);
         }
@@ -373,7 +375,7 @@ impl<C: Client> World<C> {
             };
             let session = slot.session;
             if self.servers[server].is_partitioned() {
-                self.servers[server].held_touches.insert(session);
+                hold_touch(&mut self.servers, server, session);
             } else {
                 self.sessions.touch(session, now);
             }
@@ -384,5 +386,14 @@ impl<C: Client> World<C> {
         for session in overdue {
             self.end_session(session, true, None, log);
         }
+    }
+}
+
+/// A partitioned follower heard from `session`: it keeps the touch for the
+/// leader. Servers are shared copy-on-write, so the set is written only
+/// when it changes (a partition lasts many ticks of pings).
+fn hold_touch(servers: &mut CowVec<Server>, server: ServerId, session: SessionId) {
+    if !servers[server].held_touches.contains(&session) {
+        servers[server].held_touches.insert(session);
     }
 }
