@@ -70,19 +70,24 @@ impl QueueMonitor {
         if lost.is_empty() {
             return Ok(());
         }
-        Err(Violation {
-            property: Property::QueueSafety,
-            explanation: format!(
-                "nothing but time can happen, and {} gone from the queue that nobody reported \
-                 taking: {} — lost",
-                if lost.len() == 1 {
-                    "an item is"
-                } else {
-                    "items are"
-                },
-                lost.join(", ")
-            ),
-        })
+        Err(lost_items("nothing but time can happen", &lost))
+    }
+}
+
+/// The violation for items gone from the queue that nobody reported
+/// taking, judged at a stuck run or at a finished one (`when`).
+fn lost_items(when: &str, lost: &[String]) -> Violation {
+    Violation {
+        property: Property::QueueSafety,
+        explanation: format!(
+            "{when}, and {} gone from the queue that nobody reported taking: {} — lost",
+            if lost.len() == 1 {
+                "an item is"
+            } else {
+                "items are"
+            },
+            lost.join(", ")
+        ),
     }
 }
 
@@ -197,19 +202,7 @@ impl Monitor for QueueMonitor {
             }
         }
         if !lost.is_empty() {
-            return Err(Violation {
-                property: Property::QueueSafety,
-                explanation: format!(
-                    "every client is done, and {} gone from the queue that nobody reported \
-                     taking: {} — lost",
-                    if lost.len() == 1 {
-                        "an item is"
-                    } else {
-                        "items are"
-                    },
-                    lost.join(", ")
-                ),
-            });
+            return Err(lost_items("every client is done", &lost));
         }
         if left.is_empty() {
             return Ok(());
