@@ -204,6 +204,24 @@ impl<C: RecipeSet> Model<C> {
         self.world.is_quiescent()
     }
 
+    /// This state under a renaming of interchangeable clients (symmetry
+    /// reduction, `explore::exhaustive::symmetry`), or `None` when some part
+    /// cannot be renamed: a client logic or a judged monitor without
+    /// renaming, the scenario's own invariants or monitors (code that may
+    /// read client ids any way it likes), or faults aimed at roles.
+    pub fn renamed(&self, r: &zksim::rename::Renaming) -> Option<Self> {
+        if !self.aims.is_empty() || !self.invariants.0.is_empty() {
+            return None;
+        }
+        Some(Model {
+            world: self.world.renamed(r)?,
+            monitors: Arc::new(self.monitors.renamed(r)?),
+            aims: self.aims,
+            roles: self.roles.clone(),
+            invariants: self.invariants.clone(),
+        })
+    }
+
     /// A fingerprint of world *and* monitors, for visited-state dedup.
     pub fn fingerprint(&self) -> u64 {
         let mut h = StableHasher::new();

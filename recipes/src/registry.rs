@@ -137,6 +137,9 @@ macro_rules! registry {
             fn is_done(&self) -> bool {
                 match self { $( AnyRecipe::$variant(r) => r.is_done(), )* }
             }
+            fn renamed(&self, rn: &zksim::rename::Renaming) -> Option<Self> {
+                match self { $( AnyRecipe::$variant(r) => r.renamed(rn).map(AnyRecipe::$variant), )* }
+            }
         }
 
         /// All recipes, in `zkcheck list` order.

@@ -34,6 +34,17 @@ pub trait Client: Clone + Hash + Eq + Debug {
     fn on_timer(&mut self, cx: &mut Cx<Self::Event>);
     /// The client has finished its work: it will send nothing more by itself.
     fn is_done(&self) -> bool;
+    /// This client as it would be under the renaming `r` (see
+    /// [`crate::rename`]): its own index, session ids and every guid it
+    /// remembers rewritten. `None` (the default) when the client's
+    /// behaviour may depend on names beyond what renaming preserves (it
+    /// sorts names as strings, takes the first of several matches in
+    /// listing order, ...): a checker must then not treat clients as
+    /// interchangeable.
+    fn renamed(&self, r: &crate::rename::Renaming) -> Option<Self> {
+        let _ = r;
+        None
+    }
 }
 
 /// What a client asks of the world while handling one input.

@@ -17,6 +17,7 @@ pub mod demo;
 pub mod fingerprint;
 pub mod path;
 pub mod proto;
+pub mod rename;
 pub mod script;
 pub mod tree;
 pub mod watch;

@@ -17,6 +17,7 @@
 mod apply;
 mod java_order;
 mod prepare;
+mod rename;
 mod wire;
 
 #[cfg(test)]

@@ -39,6 +39,23 @@ pub struct WatchManager {
     child: Table,
 }
 
+impl crate::rename::Rename for WatchManager {
+    fn renamed(&self, r: &crate::rename::Renaming) -> Self {
+        let table = |t: &Table| -> Table {
+            t.iter()
+                .map(|(path, sessions)| {
+                    let sessions = sessions.iter().map(|&s| r.session(s)).collect();
+                    (r.text(path), sessions)
+                })
+                .collect()
+        };
+        WatchManager {
+            data: table(&self.data),
+            child: table(&self.child),
+        }
+    }
+}
+
 impl WatchManager {
     pub fn new() -> Self {
         Self::default()

@@ -199,6 +199,13 @@ impl<C: RecipeSet> Check<C> {
         self
     }
 
+    /// BFS/DFS with symmetry reduction where sound (the default) or
+    /// without it (every permutation of interchangeable clients explored).
+    pub fn symmetry(mut self, on: bool) -> Self {
+        self.options.symmetry = on;
+        self
+    }
+
     /// Like [`Check::bfs`], depth first.
     pub fn dfs(mut self, depth: usize) -> Self {
         self.options.strategy = StrategyKind::Dfs;

@@ -138,9 +138,10 @@ fn print_summary(io: &mut Io, scenario: &Scenario, options: &Options, r: &Explor
         }
         StrategyKind::Bfs | StrategyKind::Dfs => say!(
             io,
-            "strategy {}: depth {}",
+            "strategy {}: depth {}; symmetry {}",
             options.strategy.name(),
-            options.depth
+            options.depth,
+            r.symmetry.as_deref().unwrap_or("off")
         ),
     }
     let mut line = format!("schedules: {}, events: {}", r.schedules, r.events);

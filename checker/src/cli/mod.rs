@@ -77,6 +77,11 @@ pub struct CheckArgs {
     /// Random has no depth: giving one is an error.
     #[arg(long)]
     pub depth: Option<usize>,
+    /// BFS/DFS: no symmetry reduction — explore every permutation of
+    /// interchangeable clients (to compare state counts) [default:
+    /// `explore.symmetry`, on where sound].
+    #[arg(long)]
+    pub no_symmetry: bool,
     /// Stop after this long and report what was explored (exit 3): `90`,
     /// `90s`, `15m`, `2h`.
     #[arg(long, value_name = "DURATION")]

@@ -27,6 +27,9 @@ pub fn options(args: &CheckArgs, scenario: &Scenario) -> Result<Options, String>
     if let Some(seed) = args.seed {
         options.seed = seed;
     }
+    if args.no_symmetry {
+        options.symmetry = false;
+    }
     let seeded = matches!(options.strategy, StrategyKind::Random | StrategyKind::Pct);
     if seeded {
         let name = if args.seed.is_some() {

@@ -22,6 +22,7 @@
 mod bfs;
 mod dfs;
 mod expand;
+pub mod symmetry;
 mod trace;
 
 use std::collections::HashMap;
@@ -31,6 +32,7 @@ use nohash_hasher::BuildNoHashHasher;
 use zkrecipes::RecipeSet;
 
 use super::{Exploration, Strategy};
+use crate::model::Model;
 use crate::progress::Progress;
 use crate::scenario::Scenario;
 
@@ -50,6 +52,10 @@ pub struct Exhaustive {
     pub max_states: usize,
     /// BFS: worker threads (≥ 1). Never changes results. DFS is sequential.
     pub jobs: usize,
+    /// Merge states that differ only by a permutation of interchangeable
+    /// clients, where that is sound ([`symmetry`]). Verdicts do not
+    /// change; state counts drop.
+    pub symmetry: bool,
 }
 
 /// The default state cap. A visited state costs a fingerprint and a parent
@@ -64,6 +70,7 @@ impl Exhaustive {
             depth,
             max_states: MAX_STATES,
             jobs: 1,
+            symmetry: true,
         }
     }
     pub fn dfs(depth: usize) -> Self {
@@ -72,12 +79,42 @@ impl Exhaustive {
             depth,
             max_states: MAX_STATES,
             jobs: 1,
+            symmetry: true,
         }
     }
     /// The same search on `jobs` threads (BFS only; results do not change).
     pub fn with_jobs(mut self, jobs: usize) -> Self {
         self.jobs = jobs.max(1);
         self
+    }
+    /// The same search with symmetry reduction on (where sound) or off.
+    pub fn with_symmetry(mut self, symmetry: bool) -> Self {
+        self.symmetry = symmetry;
+        self
+    }
+
+    /// The symmetry this search uses for `scenario`, recording in `result`
+    /// whether it is on and, if not, why.
+    fn symmetry_of<C: RecipeSet>(
+        &self,
+        scenario: &Scenario<C>,
+        root: &Model<C>,
+        result: &mut Exploration,
+    ) -> Option<symmetry::Symmetry> {
+        if !self.symmetry {
+            result.symmetry = Some("off (turned off)".into());
+            return None;
+        }
+        match symmetry::decide(scenario, root) {
+            Ok(s) => {
+                result.symmetry = Some(format!("on ({})", s.describe()));
+                Some(s)
+            }
+            Err(why) => {
+                result.symmetry = Some(format!("off ({why})"));
+                None
+            }
+        }
     }
 }
 

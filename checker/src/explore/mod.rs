@@ -38,6 +38,8 @@ pub struct Options {
     pub pct_depth: usize,
     /// BFS/DFS: longest schedule explored.
     pub depth: usize,
+    /// BFS/DFS: symmetry reduction where sound.
+    pub symmetry: bool,
 }
 
 impl Options {
@@ -51,6 +53,7 @@ impl Options {
             jobs: 1,
             pct_depth: e.pct_depth,
             depth: e.depth,
+            symmetry: e.symmetry,
         }
     }
 }
@@ -78,6 +81,9 @@ pub struct Exploration {
     pub truncated: u64,
     /// Exhaustive: the search stopped at its state cap.
     pub state_cap_hit: bool,
+    /// Exhaustive search: whether symmetry reduction was used, and with
+    /// which clients, or why not (`"on (…)"` / `"off (…)"`).
+    pub symmetry: Option<String>,
     /// Seeded: runs that were cut at `explore.max_steps` before their natural
     /// end (their end-of-run checks saw an unfinished run).
     pub runs_cut: u64,
@@ -102,10 +108,14 @@ pub fn strategy<C: RecipeSet>(options: &Options) -> Box<dyn Strategy<C>> {
             chooser: random::RandomChooser::new,
         }),
         StrategyKind::Pct => Box::new(pct::PctSweep { options: *options }),
-        StrategyKind::Bfs => {
-            Box::new(exhaustive::Exhaustive::bfs(options.depth).with_jobs(options.jobs))
+        StrategyKind::Bfs => Box::new(
+            exhaustive::Exhaustive::bfs(options.depth)
+                .with_jobs(options.jobs)
+                .with_symmetry(options.symmetry),
+        ),
+        StrategyKind::Dfs => {
+            Box::new(exhaustive::Exhaustive::dfs(options.depth).with_symmetry(options.symmetry))
         }
-        StrategyKind::Dfs => Box::new(exhaustive::Exhaustive::dfs(options.depth)),
     }
 }
 

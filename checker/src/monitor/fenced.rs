@@ -28,6 +28,14 @@ pub struct FencedMonitor {
 }
 
 impl FencedMonitor {
+    /// This monitor under a renaming of clients (symmetry reduction).
+    pub(crate) fn renamed(&self, r: &zksim::rename::Renaming) -> Self {
+        FencedMonitor {
+            newest: self.newest.map(|(fence, c)| (fence, r.client(c))),
+            ..self.clone()
+        }
+    }
+
     pub fn new() -> Self {
         Self::default()
     }

@@ -47,6 +47,25 @@ pub struct FifoMonitor {
 }
 
 impl FifoMonitor {
+    /// This monitor under a renaming of clients (symmetry reduction).
+    pub(crate) fn renamed(&self, r: &zksim::rename::Renaming) -> Self {
+        let wait = |w: &Wait| Wait {
+            shared: w.shared,
+            enqueued: w.enqueued.map(|(s, seq)| (r.session(s), seq)),
+            ahead: w.ahead.iter().map(|&c| r.client(c)).collect(),
+            given_up: w.given_up,
+        };
+        FifoMonitor {
+            waiting: self
+                .waiting
+                .iter()
+                .map(|(&c, w)| (r.client(c), wait(w)))
+                .collect(),
+            sessions: self.sessions.renamed(r),
+            violations: self.violations.clone(),
+        }
+    }
+
     pub fn new() -> Self {
         Self::default()
     }

@@ -58,6 +58,26 @@ pub struct LeakMonitor {
 }
 
 impl LeakMonitor {
+    /// This monitor under a renaming of clients (symmetry reduction).
+    pub(crate) fn renamed(&self, r: &zksim::rename::Renaming) -> Self {
+        LeakMonitor {
+            root: r.text(&self.root),
+            ended: self.ended.iter().map(|&s| r.session(s)).collect(),
+            sessions: self.sessions.renamed(r),
+            own: self
+                .own
+                .iter()
+                .map(|(&c, o)| (r.client(c), o.clone()))
+                .collect(),
+            deleting: self
+                .deleting
+                .iter()
+                .map(|(&(c, op), path)| ((r.client(c), op), r.text(path)))
+                .collect(),
+            leaked: self.leaked.clone(),
+        }
+    }
+
     pub fn new(root: &str) -> Self {
         LeakMonitor {
             root: root.to_string(),

@@ -55,6 +55,17 @@ pub enum Judged {
 }
 
 impl LivenessMonitor {
+    /// This monitor under a renaming of clients (symmetry reduction).
+    pub(crate) fn renamed(&self, r: &zksim::rename::Renaming) -> Self {
+        LivenessMonitor {
+            phase: self.phase.iter().map(|(&c, &p)| (r.client(c), p)).collect(),
+            ended: self.ended.iter().map(|&s| r.session(s)).collect(),
+            sessions: self.sessions.renamed(r),
+            watches: self.watches.renamed(r),
+            verdict: self.verdict.clone(),
+        }
+    }
+
     pub fn new() -> Self {
         Self::default()
     }

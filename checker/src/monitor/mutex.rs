@@ -38,6 +38,20 @@ pub struct MutexMonitor {
 }
 
 impl MutexMonitor {
+    /// This monitor under a renaming of clients (symmetry reduction).
+    pub(crate) fn renamed(&self, r: &zksim::rename::Renaming) -> Self {
+        MutexMonitor {
+            readers_share: self.readers_share,
+            holders: self
+                .holders
+                .iter()
+                .map(|(&c, h)| (r.client(c), h.clone()))
+                .collect(),
+            ended: self.ended.iter().map(|&s| r.session(s)).collect(),
+            overlaps: self.overlaps.clone(),
+        }
+    }
+
     pub fn new(family: Family) -> Self {
         MutexMonitor {
             readers_share: family == Family::RwLock,

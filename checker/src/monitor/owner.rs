@@ -77,6 +77,28 @@ pub struct OwnerMonitor {
 }
 
 impl OwnerMonitor {
+    /// This monitor under a renaming of clients (symmetry reduction).
+    pub(crate) fn renamed(&self, r: &zksim::rename::Renaming) -> Self {
+        let hold = |h: &Hold| Hold {
+            grant: match &h.grant {
+                Grant::Node { path, fence } => Grant::Node {
+                    path: r.text(path),
+                    fence: *fence,
+                },
+                other => other.clone(),
+            },
+            ..h.clone()
+        };
+        OwnerMonitor {
+            root: r.text(&self.root),
+            holds: self
+                .holds
+                .iter()
+                .map(|(&c, h)| (r.client(c), hold(h)))
+                .collect(),
+        }
+    }
+
     pub fn new(root: &str) -> Self {
         OwnerMonitor {
             root: root.trim_end_matches('/').to_string(),

@@ -16,6 +16,7 @@
 use std::collections::BTreeSet;
 
 use zkrecipes::Family;
+use zksim::rename::Renaming;
 use zksim::{Client, World};
 
 use super::asked::AskedMonitor;
@@ -142,6 +143,38 @@ impl Monitors {
         *self == Monitors::default()
     }
 
+    /// These monitors under a renaming of clients, or `None` if one of them
+    /// cannot be renamed yet (its state is then not known to be symmetric).
+    fn renamed(&self, r: &Renaming) -> Option<Self> {
+        let Monitors {
+            mutex,
+            fenced,
+            fifo,
+            herd,
+            liveness,
+            leaks,
+            queue,
+            election,
+            asked,
+            owner,
+        } = self;
+        if herd.is_some() || queue.is_some() || election.is_some() || asked.is_some() {
+            return None;
+        }
+        Some(Monitors {
+            mutex: mutex.as_ref().map(|m| m.renamed(r)),
+            fenced: fenced.as_ref().map(|m| m.renamed(r)),
+            fifo: fifo.as_ref().map(|m| m.renamed(r)),
+            herd: None,
+            liveness: liveness.as_ref().map(|m| m.renamed(r)),
+            leaks: leaks.as_ref().map(|m| m.renamed(r)),
+            queue: None,
+            election: None,
+            asked: None,
+            owner: owner.as_ref().map(|m| m.renamed(r)),
+        })
+    }
+
     fn observe<V: View + ?Sized>(&mut self, world: &V, step: &StepLog, out: &mut Vec<Violation>) {
         each!(self, as_mut, |m| out.extend(m.observe(world, step).err()));
     }
@@ -250,6 +283,21 @@ impl MonitorSet {
             }
         }
         hard.map_or(Ok(()), Err)
+    }
+
+    /// The set's identity under a renaming of clients (symmetry
+    /// reduction): the judged monitors renamed, the measured ones kept as
+    /// they are (they are not part of the identity). `None` when a judged
+    /// monitor cannot be renamed, or the user's own monitors are present
+    /// (they may read client ids in any way).
+    pub fn renamed(&self, r: &Renaming) -> Option<Self> {
+        if !self.custom.is_empty() || self.at_start.is_some() {
+            return None;
+        }
+        Some(MonitorSet {
+            judged: self.judged.renamed(r)?,
+            ..self.clone()
+        })
     }
 
     /// Observe what starting the world did (`World::new_with_log`'s log).

@@ -127,6 +127,17 @@ pub struct Sessions {
 }
 
 impl Sessions {
+    /// The same owners under a renaming of clients (symmetry reduction).
+    pub(crate) fn renamed(&self, r: &zksim::rename::Renaming) -> Self {
+        Sessions {
+            owner: self
+                .owner
+                .iter()
+                .map(|(&s, &c)| (r.session(s), r.client(c)))
+                .collect(),
+        }
+    }
+
     /// Learn the clients' current sessions.
     pub fn refresh(&mut self, view: &(impl View + ?Sized)) {
         for client in 0..view.num_clients() {

@@ -24,6 +24,28 @@ pub struct WatchBook {
 }
 
 impl WatchBook {
+    /// The same watches under a renaming of clients (symmetry reduction).
+    pub(crate) fn renamed(&self, r: &zksim::rename::Renaming) -> Self {
+        WatchBook {
+            asked: self
+                .asked
+                .iter()
+                .map(|(&(c, op), (children, path))| ((r.client(c), op), (*children, r.text(path))))
+                .collect(),
+            held: self
+                .held
+                .iter()
+                .map(|(&c, set)| {
+                    let set = set
+                        .iter()
+                        .map(|(children, path)| (*children, r.text(path)))
+                        .collect();
+                    (r.client(c), set)
+                })
+                .collect(),
+        }
+    }
+
     pub fn observe(&mut self, happening: &Happening<zkrecipes::AppEvent>, sessions: &Sessions) {
         match happening {
             Happening::Sent {

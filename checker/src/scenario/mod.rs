@@ -129,6 +129,9 @@ pub struct ExploreDefaults {
     pub pct_depth: usize,
     /// BFS/DFS: the longest schedule explored.
     pub depth: usize,
+    /// BFS/DFS: merge states that differ only by a permutation of
+    /// interchangeable clients, where that is sound (`--no-symmetry`).
+    pub symmetry: bool,
     /// Exhaustive search and PCT: MiB of memory the process may use before
     /// the search stops as incomplete (default: from the machine's memory).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -144,6 +147,7 @@ impl Default for ExploreDefaults {
             max_steps: 5000,
             pct_depth: 3,
             depth: 40,
+            symmetry: true,
             memory_mb: None,
         }
     }

@@ -174,4 +174,7 @@ impl zksim::Client for SequentialUnwrap {
     fn is_done(&self) -> bool {
         zksim::Client::is_done(&self.0)
     }
+    fn renamed(&self, r: &zksim::rename::Renaming) -> Option<Self> {
+        zksim::Client::renamed(&self.0, r).map(SequentialUnwrap)
+    }
 }

@@ -3,7 +3,7 @@
 //! ops so that it can be read and tested on its own.
 
 use super::flaws::Flaws;
-use super::names::sort_by_sequence;
+use super::names::{sequence_of, sort_by_sequence};
 
 /// Which side of the lock a client takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -86,6 +86,9 @@ pub fn judge(
             _ => line.push(name.clone()),
         }
     }
+    // Oldest first, whatever order the listing came in: the deletes (and
+    // so their zxids) must not depend on the server's hash order of names.
+    leftovers.sort_by_key(|name| (sequence_of(name), name.clone()));
     let line: Vec<String> = if flaws.string_sort {
         line.sort();
         line

@@ -81,6 +81,9 @@ macro_rules! lock_recipe {
             fn is_done(&self) -> bool {
                 zksim::Client::is_done(&self.0)
             }
+            fn renamed(&self, r: &zksim::rename::Renaming) -> Option<Self> {
+                zksim::Client::renamed(&self.0, r).map($name)
+            }
         }
     };
 }

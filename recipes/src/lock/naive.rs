@@ -223,6 +223,15 @@ impl Protocol for NaiveProtocol {
             self.cleanup = Some(op);
         }
     }
+
+    /// Symmetric: one fixed node name for everyone; a client is known to
+    /// the world only by its session.
+    fn renamed(&self, r: &zksim::rename::Renaming) -> Option<Self> {
+        Some(NaiveProtocol {
+            path: r.text(&self.path),
+            ..self.clone()
+        })
+    }
 }
 
 super::lock_recipe! {

@@ -49,6 +49,13 @@ pub trait Protocol: Clone + Hash + Eq + Debug {
     fn ignores_session(&self) -> bool {
         false
     }
+    /// This protocol's memory under a renaming of clients
+    /// ([`zksim::Client::renamed`]); `None` (the default) when its
+    /// behaviour may depend on names in a way renaming does not preserve.
+    fn renamed(&self, r: &zksim::rename::Renaming) -> Option<Self> {
+        let _ = r;
+        None
+    }
 }
 
 /// Whether the lock root is known to exist.
@@ -208,5 +215,15 @@ impl<P: Protocol> Client for LockClient<P> {
 
     fn is_done(&self) -> bool {
         self.rounds.is_done()
+    }
+
+    /// The round loop holds no names; the lock root is a fixed path.
+    fn renamed(&self, r: &zksim::rename::Renaming) -> Option<Self> {
+        Some(LockClient {
+            root: r.text(&self.root),
+            root_state: self.root_state,
+            rounds: self.rounds.clone(),
+            protocol: self.protocol.renamed(r)?,
+        })
     }
 }

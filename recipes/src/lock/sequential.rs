@@ -425,6 +425,56 @@ impl Protocol for SequentialProtocol {
     fn ignores_session(&self) -> bool {
         self.flaws.ignore_session
     }
+
+    /// Symmetric (clients interchangeable under renaming) unless a flaw
+    /// makes names matter beyond their guid: `string_sort` orders the line
+    /// by whole names, so the client index decides who goes first;
+    /// `adopt_any` takes the first of several matching children in listing
+    /// order, which is Java hash order of the names. Every other variant
+    /// orders by sequence suffix, looks children up by a prefix that at
+    /// most one name carries (one guid per create), and deletes leftovers
+    /// in sequence order ([`judge`]).
+    fn renamed(&self, r: &zksim::rename::Renaming) -> Option<Self> {
+        if self.flaws.string_sort || self.flaws.adopt_any {
+            return None;
+        }
+        let node = match &self.node {
+            Node::None => Node::None,
+            Node::Unknown { guid } => Node::Unknown { guid: r.text(guid) },
+            Node::Known { name, czxid } => Node::Known {
+                name: r.text(name),
+                czxid: *czxid,
+            },
+        };
+        let stage = match &self.stage {
+            Stage::Finding { op, prefix } => Stage::Finding {
+                op: *op,
+                prefix: r.text(prefix),
+            },
+            Stage::Adopting { op, name } => Stage::Adopting {
+                op: *op,
+                name: r.text(name),
+            },
+            Stage::Watching { op, pred } => Stage::Watching {
+                op: *op,
+                pred: r.text(pred),
+            },
+            other => other.clone(),
+        };
+        Some(SequentialProtocol {
+            root: r.text(&self.root),
+            client: r.client(self.client),
+            role: self.role,
+            flaws: self.flaws,
+            attempts: self.attempts,
+            node,
+            stage,
+            releasing: self
+                .releasing
+                .as_ref()
+                .map(|(name, op)| (r.text(name), *op)),
+        })
+    }
 }
 
 /// A predecessor-watch lock client for `params` with the given role and flaws.

@@ -30,9 +30,9 @@ pub struct Entry {
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct CommitLog {
-    entries: VecDeque<Entry>,
+    pub(super) entries: VecDeque<Entry>,
     /// The newest zxid the leader handed out.
-    last_zxid: Zxid,
+    pub(super) last_zxid: Zxid,
 }
 
 impl CommitLog {

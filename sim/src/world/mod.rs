@@ -77,6 +77,7 @@ mod ensemble;
 mod fault;
 mod handler;
 mod log;
+mod rename;
 mod server;
 mod session;
 mod sharing;

@@ -18,10 +18,10 @@ pub struct Server {
     /// Shared copy-on-write: most steps leave the tree alone, so a copied
     /// world (an explorer's child state) shares its parent's tree until a
     /// transaction is applied to it.
-    tree: Arc<DataTree>,
+    pub(super) tree: Arc<DataTree>,
     /// The tree's stable hash, remembered between applies: fingerprinting a
     /// world then costs one word per unchanged tree instead of a walk.
-    tree_hash: HashMemo,
+    pub(super) tree_hash: HashMemo,
     /// The newest zxid this server applied; never goes back.
     pub applied: Zxid,
     /// Since when a partitioned follower has been cut off from the leader

@@ -12,8 +12,8 @@ pub const SESSION_ID_BASE: SessionId = 0x0100_0000_0000_0000;
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct SessionTracker {
     /// Live sessions and the tick the leader last heard from each.
-    live: BTreeMap<SessionId, Tick>,
-    next_id: SessionId,
+    pub(super) live: BTreeMap<SessionId, Tick>,
+    pub(super) next_id: SessionId,
 }
 
 impl Default for SessionTracker {

@@ -15,9 +15,10 @@ use rayon::prelude::*;
 use zkrecipes::RecipeSet;
 
 use super::expand::{expand, Expansion, Queued, Scratch};
-use super::trace::schedule_to;
+use super::symmetry::Keying;
+use super::trace::{failure_at_end, failure_by_step};
 use super::{Exhaustive, Visited};
-use crate::explore::{Exploration, Failure};
+use crate::explore::Exploration;
 use crate::model::{Model, SharedParts};
 use crate::progress::Progress;
 use crate::scenario::Scenario;
@@ -41,7 +42,9 @@ pub(super) fn explore<C: RecipeSet>(
         .flatten();
     let mut result = Exploration::default();
     let root = Box::new(Model::<C>::for_search(scenario));
-    let root_fp = root.fingerprint();
+    let symmetry = search.symmetry_of(scenario, &root, &mut result);
+    let keying = Keying(symmetry.as_ref());
+    let root_fp = keying.key(&root);
     // Fingerprint → parent fingerprint; the root is its own parent.
     let mut visited: Visited<u64> = Visited::default();
     visited.insert(root_fp, root_fp);
@@ -65,13 +68,21 @@ pub(super) fn explore<C: RecipeSet>(
                     chunk
                         .into_par_iter()
                         .map_init(Scratch::default, |scratch, (model, fp)| {
-                            (fp, expand(model, depth, search.depth, scratch, keep))
+                            (
+                                fp,
+                                expand(model, depth, search.depth, scratch, keying, keep),
+                            )
                         })
                         .collect()
                 }),
                 None => chunk
                     .into_iter()
-                    .map(|(model, fp)| (fp, expand(model, depth, search.depth, &mut scratch, keep)))
+                    .map(|(model, fp)| {
+                        (
+                            fp,
+                            expand(model, depth, search.depth, &mut scratch, keying, keep),
+                        )
+                    })
                     .collect(),
             };
             let count = expanded.len();
@@ -81,11 +92,8 @@ pub(super) fn explore<C: RecipeSet>(
                     Expansion::End(verdict, figures) => {
                         result.schedules += 1;
                         if let Err(violation) = verdict {
-                            result.failure = Some(Failure {
-                                seed: None,
-                                violation,
-                                schedule: schedule_to(scenario, fp, parent),
-                            });
+                            result.failure =
+                                Some(failure_at_end(scenario, keying, fp, parent, violation));
                             break 'search;
                         }
                         result.figures.merge(&figures);
@@ -98,13 +106,9 @@ pub(super) fn explore<C: RecipeSet>(
                     } => {
                         result.events += events;
                         if let Some((event, violation)) = violation {
-                            let mut schedule = schedule_to(scenario, fp, parent);
-                            schedule.events.push(event);
-                            result.failure = Some(Failure {
-                                seed: None,
-                                violation,
-                                schedule,
-                            });
+                            result.failure = Some(failure_by_step(
+                                scenario, keying, fp, parent, event, violation,
+                            ));
                             break 'search;
                         }
                         for (child, child_fp) in children {

@@ -7,9 +7,10 @@
 use zkrecipes::RecipeSet;
 
 use super::expand::{expand, Expansion, Queued, Scratch};
-use super::trace::schedule_to;
+use super::symmetry::Keying;
+use super::trace::{failure_at_end, failure_by_step};
 use super::{Exhaustive, Visited};
-use crate::explore::{Exploration, Failure};
+use crate::explore::Exploration;
 use crate::model::Model;
 use crate::progress::Progress;
 use crate::scenario::Scenario;
@@ -22,7 +23,9 @@ pub(super) fn explore<C: RecipeSet>(
 ) -> Exploration {
     let mut result = Exploration::default();
     let root = Box::new(Model::<C>::for_search(scenario));
-    let root_fp = root.fingerprint();
+    let symmetry = search.symmetry_of(scenario, &root, &mut result);
+    let keying = Keying(symmetry.as_ref());
+    let root_fp = keying.key(&root);
     // Fingerprint → (parent fingerprint, shallowest depth).
     let mut visited: Visited<(u64, usize)> = Visited::default();
     visited.insert(root_fp, (root_fp, 0));
@@ -33,7 +36,7 @@ pub(super) fn explore<C: RecipeSet>(
         let shallower = |visited: &Visited<(u64, usize)>, fp: u64| {
             visited.get(&fp).is_none_or(|&(_, d)| depth + 1 < d)
         };
-        let expansion = expand(model, depth, search.depth, &mut scratch, |child| {
+        let expansion = expand(model, depth, search.depth, &mut scratch, keying, |child| {
             shallower(&visited, child)
         });
         let parent = |fp: u64| visited[&fp].0;
@@ -41,11 +44,7 @@ pub(super) fn explore<C: RecipeSet>(
             Expansion::End(verdict, figures) => {
                 result.schedules += 1;
                 if let Err(violation) = verdict {
-                    result.failure = Some(Failure {
-                        seed: None,
-                        violation,
-                        schedule: schedule_to(scenario, fp, parent),
-                    });
+                    result.failure = Some(failure_at_end(scenario, keying, fp, parent, violation));
                     break;
                 }
                 result.figures.merge(&figures);
@@ -58,13 +57,9 @@ pub(super) fn explore<C: RecipeSet>(
             } => {
                 result.events += events;
                 if let Some((event, violation)) = violation {
-                    let mut schedule = schedule_to(scenario, fp, parent);
-                    schedule.events.push(event);
-                    result.failure = Some(Failure {
-                        seed: None,
-                        violation,
-                        schedule,
-                    });
+                    result.failure = Some(failure_by_step(
+                        scenario, keying, fp, parent, event, violation,
+                    ));
                     break;
                 }
                 // Pushed in reverse so that the first enabled event is

@@ -8,6 +8,7 @@
 use zkrecipes::{AppEvent, RecipeSet};
 use zksim::{Event, Happening};
 
+use super::symmetry::Keying;
 use crate::model::Model;
 use crate::monitor::tally::Tally;
 use crate::monitor::Violation;
@@ -48,6 +49,7 @@ pub(super) fn expand<C: RecipeSet>(
     depth: usize,
     max_depth: usize,
     scratch: &mut Scratch,
+    keying: Keying<'_>,
     keep: impl Fn(u64) -> bool,
 ) -> Expansion<C> {
     let Scratch { enabled, log } = scratch;
@@ -70,7 +72,7 @@ pub(super) fn expand<C: RecipeSet>(
     let mut step = |mut next: Box<Model<C>>, event: &Event| {
         events += 1;
         next.step(event, log)?;
-        let fp = next.fingerprint();
+        let fp = keying.key(&next);
         if keep(fp) {
             children.push((next, fp));
         }
