@@ -222,6 +222,27 @@ impl<C: RecipeSet> Model<C> {
         })
     }
 
+    /// The fingerprint of [`Model::renamed`]'s result (a function of the
+    /// renamed state alone, not equal to its [`Model::fingerprint`]),
+    /// computed without building it where parts are shared with states
+    /// seen before: the visited-set key of symmetry reduction.
+    pub fn renamed_fingerprint(&self, r: &zksim::rename::Renaming) -> Option<u64> {
+        if !self.aims.is_empty() || !self.invariants.0.is_empty() {
+            return None;
+        }
+        let world = self.world.renamed_fingerprint(r)?;
+        let monitors = zksim::rename::cached_renamed_hash(
+            stable_hash(&*self.monitors),
+            r.id() ^ 0x3030_0000_0000_0003,
+            || self.monitors.renamed(r).map(|m| stable_hash(&m)),
+        )?;
+        let mut h = StableHasher::new();
+        h.write_u64(world);
+        h.write_u64(monitors);
+        self.roles.hash(&mut h);
+        Some(h.finish())
+    }
+
     /// A fingerprint of world *and* monitors, for visited-state dedup.
     pub fn fingerprint(&self) -> u64 {
         let mut h = StableHasher::new();

@@ -58,6 +58,11 @@ impl Renaming {
         }
     }
 
+    /// A stable id of this renaming, for caches of renamed parts.
+    pub fn id(&self) -> u64 {
+        crate::fingerprint::stable_hash(&self.to)
+    }
+
     /// Whether nothing moves.
     pub fn is_identity(&self) -> bool {
         self.to.iter().enumerate().all(|(i, &j)| i == j)
@@ -148,6 +153,40 @@ fn guid_tag(bytes: &[u8], at: usize) -> Option<(ClientId, SessionId, usize)> {
     let client: ClientId = number(client_from, client_len)?.parse().ok()?;
     let session: SessionId = number(session_from, session_len)?.parse().ok()?;
     Some((client, if negative { -session } else { session }, a_at + 1))
+}
+
+thread_local! {
+    /// (a part's stable hash, what it is and the renaming's id) → the
+    /// renamed part's stable hash. Most parts of a state are shared with
+    /// states seen before (copy-on-write), so their renamed hashes are too.
+    static RENAMED: std::cell::RefCell<std::collections::HashMap<(u64, u64), u64>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+/// Entries the cache of renamed hashes holds before it starts over.
+const CACHE_LIMIT: usize = 1 << 20;
+
+/// The stable hash of a part renamed, through a per-thread cache keyed by
+/// the part's own stable hash and `renaming` (a [`Renaming::id`] mixed with
+/// what kind of part it is). A pure function, so results do not depend on
+/// the cache; a 64-bit hash collision is the same risk a fingerprint takes.
+pub fn cached_renamed_hash(
+    part: u64,
+    renaming: u64,
+    compute: impl FnOnce() -> Option<u64>,
+) -> Option<u64> {
+    if let Some(hash) = RENAMED.with(|c| c.borrow().get(&(part, renaming)).copied()) {
+        return Some(hash);
+    }
+    let hash = compute()?;
+    RENAMED.with(|c| {
+        let mut cache = c.borrow_mut();
+        if cache.len() >= CACHE_LIMIT {
+            cache.clear();
+        }
+        cache.insert((part, renaming), hash);
+    });
+    Some(hash)
 }
 
 /// A value that can be renamed. Lists whose order the server derives from

@@ -52,6 +52,13 @@ impl<T: Clone> CowVec<T> {
     pub fn get(&self, i: usize) -> Option<&T> {
         self.0.get(i).map(|part| &part.value)
     }
+    /// Element `i`'s stable hash, remembered (computed once per change).
+    pub fn hash_word_of(&self, i: usize) -> u64
+    where
+        T: Hash,
+    {
+        self.0[i].hash_word()
+    }
     pub fn iter(&self) -> impl Iterator<Item = &T> + '_ {
         self.0.iter().map(|part| &part.value)
     }

@@ -15,8 +15,13 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use crate::client::Client;
+use crate::fingerprint::stable_hash;
 use crate::fingerprint::HashMemo;
-use crate::rename::{Rename, Renaming};
+use crate::rename::{cached_renamed_hash, Rename, Renaming};
+
+/// Mixed into a renaming's id for the cache: which kind of part.
+const SERVER_PART: u64 = 0x5e5e_0000_0000_0001;
+const SLOT_PART: u64 = 0x5105_0000_0000_0002;
 
 use super::client_watches::{ClientWatches, WatchReg};
 use super::connection::{Connection, Inbound, Outgoing, Pending};
@@ -50,14 +55,51 @@ impl<C: Client> World<C> {
         })
     }
 
+    /// The stable hash of [`World::renamed`]'s result (not the same value
+    /// as its [`World::fingerprint`], but a function of the renamed world
+    /// alone), without building it: servers and slots shared with states
+    /// seen before are looked up in a per-thread cache of renamed hashes.
+    pub fn renamed_fingerprint(&self, r: &Renaming) -> Option<u64> {
+        use std::hash::{Hash, Hasher};
+        let mut h = crate::fingerprint::StableHasher::new();
+        self.config.hash(&mut h);
+        self.now.hash(&mut h);
+        self.budget.hash(&mut h);
+        let id = r.id();
+        for i in 0..self.servers.len() {
+            let server = self.servers.get(i)?;
+            let hash = cached_renamed_hash(self.servers.hash_word_of(i), id ^ SERVER_PART, || {
+                Some(stable_hash(&server.renamed(r)))
+            })?;
+            h.write_u64(hash);
+        }
+        self.log.renamed(r).hash(&mut h);
+        self.sessions.renamed(r).hash(&mut h);
+        let n = self.clients.len();
+        let mut from = vec![0; n];
+        for i in 0..n {
+            from[r.client(i)] = i;
+        }
+        for &i in &from {
+            let slot = self.clients.get(i)?;
+            let hash = cached_renamed_hash(self.clients.hash_word_of(i), id ^ SLOT_PART, || {
+                slot.renamed(r).map(|s| stable_hash(&s))
+            })?;
+            h.write_u64(hash);
+        }
+        Some(h.finish())
+    }
+
     /// A renaming-invariant summary of client `id`'s slot: its hash with its
     /// own identity (index, first session, guids) renamed to a placeholder
     /// that no client has. Clients of equal keys are candidates to swap;
     /// sorting by it picks a representative permutation.
     pub fn slot_key(&self, id: usize) -> Option<u64> {
         let r = Renaming::placeholder(self.clients.len(), id);
-        let slot = self.clients.get(id)?.renamed(&r)?;
-        Some(crate::fingerprint::stable_hash(&slot))
+        let slot = self.clients.get(id)?;
+        cached_renamed_hash(self.clients.hash_word_of(id), r.id() ^ SLOT_PART, || {
+            slot.renamed(&r).map(|s| stable_hash(&s))
+        })
     }
 }
 

@@ -141,8 +141,8 @@ impl Symmetry {
 
     /// The visited-set key of `model`: its representative's fingerprint.
     pub fn fingerprint<C: RecipeSet>(&self, model: &Model<C>) -> u64 {
-        match model.renamed(&self.plan(model)) {
-            Some(representative) => representative.fingerprint(),
+        match model.renamed_fingerprint(&self.plan(model)) {
+            Some(key) => key,
             // Not reached for a scenario `decide` accepted (renamability is
             // fixed by recipe and monitors); the plain key is still sound.
             None => model.fingerprint(),
