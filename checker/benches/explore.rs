@@ -37,8 +37,9 @@ fn bfs_states(c: &mut Criterion) {
     scenario.ensemble.max_time = 1;
     scenario.workload.hold_ticks = 1;
     scenario.workload.think_ticks = 0;
-    // The full space of 3 clients is past 10^6 states: measure the first 50 000.
-    let mut bfs = Exhaustive::bfs(200);
+    // The full space of 3 clients is past 10^6 states: measure the first
+    // 50 000, without symmetry (the plain explorer's cost per state).
+    let mut bfs = Exhaustive::bfs(200).with_symmetry(false);
     bfs.max_states = 50_000;
     let states = bfs
         .explore(&scenario, &Progress::hidden())
@@ -50,10 +51,17 @@ fn bfs_states(c: &mut Criterion) {
     group.bench_function("bfs states", |b| {
         b.iter(|| black_box(bfs.explore(&scenario, &Progress::hidden())))
     });
-    let mut parallel = Exhaustive::bfs(200).with_jobs(2);
+    let mut parallel = Exhaustive::bfs(200).with_jobs(2).with_symmetry(false);
     parallel.max_states = bfs.max_states;
     group.bench_function("bfs states, 2 jobs", |b| {
         b.iter(|| black_box(parallel.explore(&scenario, &Progress::hidden())))
+    });
+    // The same number of distinct states with symmetry on: each stands
+    // for up to 3! states of the plain search, at a higher cost per key.
+    let mut symmetric = Exhaustive::bfs(200);
+    symmetric.max_states = bfs.max_states;
+    group.bench_function("bfs states, symmetry", |b| {
+        b.iter(|| black_box(symmetric.explore(&scenario, &Progress::hidden())))
     });
     group.finish();
 }
