@@ -64,11 +64,7 @@ impl LeakMonitor {
             root: r.text(&self.root),
             ended: self.ended.iter().map(|&s| r.session(s)).collect(),
             sessions: self.sessions.renamed(r),
-            own: self
-                .own
-                .iter()
-                .map(|(&c, o)| (r.client(c), o.clone()))
-                .collect(),
+            own: self.own.iter().map(|(&c, o)| (r.client(c), *o)).collect(),
             deleting: self
                 .deleting
                 .iter()

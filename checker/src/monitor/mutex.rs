@@ -45,7 +45,7 @@ impl MutexMonitor {
             holders: self
                 .holders
                 .iter()
-                .map(|(&c, h)| (r.client(c), h.clone()))
+                .map(|(&c, h)| (r.client(c), *h))
                 .collect(),
             ended: self.ended.iter().map(|&s| r.session(s)).collect(),
             overlaps: self.overlaps.clone(),
