@@ -35,7 +35,11 @@ fn main() {
         .skip(1)
         .filter_map(|a| a.parse().ok())
         .collect();
-    let counts = if counts.is_empty() { vec![1000] } else { counts };
+    let counts = if counts.is_empty() {
+        vec![1000]
+    } else {
+        counts
+    };
     println!("| recipe | clients | steps | step bound | cut | acquisitions | CPU (s) | wall (s) | steps / CPU s |");
     println!("|---|---:|---:|---:|---|---:|---:|---:|---:|");
     for &clients in &counts {

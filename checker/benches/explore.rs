@@ -37,10 +37,15 @@ fn random_schedules(c: &mut Criterion) {
 /// per iteration, its throughput counted in events (steps), so criterion
 /// prints events per second on one thread.
 fn random_events(c: &mut Criterion) {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../scenarios/lock-sequential-faults.toml");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../scenarios/lock-sequential-faults.toml"
+    );
     let scenario = Scenario::from_file(std::path::Path::new(path)).expect("the scenario loads");
     const SEEDS: u64 = 200;
-    let events: usize = (0..SEEDS).map(|seed| run_random(&scenario, seed).steps).sum();
+    let events: usize = (0..SEEDS)
+        .map(|seed| run_random(&scenario, seed).steps)
+        .sum();
     let mut group = c.benchmark_group("lock-sequential-faults");
     group.throughput(Throughput::Elements(events as u64));
     group.bench_function("random events, 200 seeds", |b| {

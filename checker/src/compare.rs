@@ -144,7 +144,10 @@ pub fn scenario_timed(recipe: &str, clients: usize, faults: bool, timing: Timing
         Property::Liveness,
         Property::NoLeaks,
     ];
-    s.explore.max_steps = s.explore.max_steps.max(step_bound(clients, s.workload.rounds));
+    s.explore.max_steps = s
+        .explore
+        .max_steps
+        .max(step_bound(clients, s.workload.rounds));
     s.ensemble.max_time = s.ensemble.max_time.max(40 * clients as u64);
     if faults {
         s.faults = FaultBudget {

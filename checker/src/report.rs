@@ -429,7 +429,9 @@ fn chart(
         // A cell with runs cut short: its point describes unfinished runs.
         let cut = mine.iter().filter(|r| r.cut_runs > 0);
         chart
-            .draw_series(cut.map(|r| Cross::new((log2(r.clients), solid(r)), 8, BLACK.stroke_width(2))))
+            .draw_series(
+                cut.map(|r| Cross::new((log2(r.clients), solid(r)), 8, BLACK.stroke_width(2))),
+            )
             .map_err(|e| err(&e))?;
     }
     if crate::compare::any_cut(rows) {
