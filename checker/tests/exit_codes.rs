@@ -81,14 +81,14 @@ fn huge_client_counts_are_refused_with_the_field_and_its_line() {
         let path = file("t.toml", &lock_with(&format!("clients = {value}\n")));
         assert_bad(&zk(&["check", &path]), &[needle]);
     }
-    // A naive lock with 1000 clients: refused before anything runs.
+    // A naive lock with 2000 clients: refused before anything runs.
     let path = file(
         "naive.toml",
-        "name = \"n\"\nrecipe = \"naive\"\nclients = 1000\n",
+        "name = \"n\"\nrecipe = \"naive\"\nclients = 2000\n",
     );
     assert_bad(
         &zk(&["check", &path]),
-        &["naive.toml:3:11", "`clients` = 1000"],
+        &["naive.toml:3:11", "`clients` = 2000"],
     );
 }
 
