@@ -19,9 +19,7 @@
 use crate::monitor::Tally;
 use crate::scenario::StrategyKind;
 use crate::shard::Shard;
-use crate::summary::{
-    Part, SeedRange, Seeds, Summary, VerdictKind, FORMAT,
-};
+use crate::summary::{Part, SeedRange, Seeds, Summary, VerdictKind, FORMAT};
 
 /// One result to merge and where it was read from (a file name or `-`).
 #[derive(Clone, Debug)]
@@ -42,7 +40,10 @@ pub fn merge(inputs: &[Input]) -> Result<Summary, String> {
     let reference = &first.summary;
     let (Some(seed), Some(schedules)) = (reference.options.seed, reference.options.schedules)
     else {
-        return Err(format!("{}: a random or PCT result names its seeds", first.origin));
+        return Err(format!(
+            "{}: a random or PCT result names its seeds",
+            first.origin
+        ));
     };
     let sweep = SeedRange {
         start: seed,
@@ -79,10 +80,7 @@ pub fn merge(inputs: &[Input]) -> Result<Summary, String> {
         start: sweep.start,
         end: limit,
     };
-    let counted: Vec<&Part> = parts
-        .iter()
-        .filter(|p| p.assigned.start < limit)
-        .collect();
+    let counted: Vec<&Part> = parts.iter().filter(|p| p.assigned.start < limit).collect();
 
     let mut figures = Tally::default();
     let (mut schedules_run, mut events, mut runs_cut) = (0, 0, 0);
@@ -96,12 +94,7 @@ pub fn merge(inputs: &[Input]) -> Result<Summary, String> {
             incomplete.push(format!("shard {} ({}): {reason}", p.shard, p.origin));
         }
     }
-    let completed = coalesce(
-        counted
-            .iter()
-            .map(|p| clip(p.completed, needed))
-            .collect(),
-    );
+    let completed = coalesce(counted.iter().map(|p| clip(p.completed, needed)).collect());
     let assigned = coalesce(parts.iter().map(|p| p.assigned).collect());
     let missing = gaps(needed, &completed);
     for gap in gaps(needed, &assigned) {
@@ -204,10 +197,14 @@ fn parts_of(input: &Input, sweep: SeedRange) -> Result<Vec<Part>, String> {
     let name = &input.origin;
     let parts = if s.parts.is_empty() {
         let (Some(shard), Some(seeds)) = (s.shard, &s.seeds) else {
-            return Err(format!("{name}: a check result of a sweep names its shard and seeds"));
+            return Err(format!(
+                "{name}: a check result of a sweep names its shard and seeds"
+            ));
         };
         let [assigned] = seeds.assigned[..] else {
-            return Err(format!("{name}: a shard's result has one range of assigned seeds"));
+            return Err(format!(
+                "{name}: a shard's result has one range of assigned seeds"
+            ));
         };
         let completed = match seeds.completed[..] {
             [] => SeedRange {
@@ -281,11 +278,23 @@ fn gaps(within: SeedRange, covered: &[SeedRange]) -> Vec<SeedRange> {
     let mut at = within.start;
     for r in covered {
         if r.start > at {
-            out.push(clip(SeedRange { start: at, end: r.start }, within));
+            out.push(clip(
+                SeedRange {
+                    start: at,
+                    end: r.start,
+                },
+                within,
+            ));
         }
         at = at.max(r.end);
     }
-    out.push(clip(SeedRange { start: at, end: within.end }, within));
+    out.push(clip(
+        SeedRange {
+            start: at,
+            end: within.end,
+        },
+        within,
+    ));
     out.retain(|r| !r.is_empty());
     out
 }
@@ -329,7 +338,10 @@ mod tests {
 
     #[test]
     fn ranges_coalesce_and_gaps_are_what_is_left() {
-        assert_eq!(coalesce(vec![r(5, 7), r(0, 2), r(2, 3), r(4, 4)]), vec![r(0, 3), r(5, 7)]);
+        assert_eq!(
+            coalesce(vec![r(5, 7), r(0, 2), r(2, 3), r(4, 4)]),
+            vec![r(0, 3), r(5, 7)]
+        );
         assert_eq!(gaps(r(0, 10), &[r(0, 3), r(5, 7)]), vec![r(3, 5), r(7, 10)]);
         assert_eq!(gaps(r(0, 10), &[r(0, 10)]), vec![]);
         assert_eq!(gaps(r(2, 6), &[]), vec![r(2, 6)]);

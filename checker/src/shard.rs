@@ -56,7 +56,8 @@ impl Shard {
         };
         let (Some(index), Some(count)) = (number(k), number(n)) else {
             // Digits that do not fit a u64 are out of range, anything else is not a number.
-            let digits = |s: &str| !s.trim().is_empty() && s.trim().bytes().all(|b| b.is_ascii_digit());
+            let digits =
+                |s: &str| !s.trim().is_empty() && s.trim().bytes().all(|b| b.is_ascii_digit());
             if digits(k) && digits(n) {
                 return Err(limits::SHARDS.refusal(text.trim()));
             }
@@ -125,7 +126,10 @@ mod tests {
             let mut next = seed;
             for index in 0..n {
                 let r = Shard { index, count: n }.seeds(seed, schedules);
-                assert_eq!(r.start, next, "shard {index}/{n} starts where the last ended");
+                assert_eq!(
+                    r.start, next,
+                    "shard {index}/{n} starts where the last ended"
+                );
                 assert!(!r.is_empty());
                 assert!(r.end - r.start <= schedules / n + 1);
                 next = r.end;
@@ -139,13 +143,19 @@ mod tests {
     fn bad_shards_are_refused_naming_the_flag() {
         assert_eq!(Shard::parse("2/4"), Ok(Shard { index: 2, count: 4 }));
         assert_eq!(Shard::parse(" 0/1 "), Ok(Shard::WHOLE));
-        for bad in ["3/", "/3", "a/b", "1-4", "", "-1/4", "1/-4", "1/4/5", "+1/4", "1.0/4"] {
+        for bad in [
+            "3/", "/3", "a/b", "1-4", "", "-1/4", "1/-4", "1/4/5", "+1/4", "1.0/4",
+        ] {
             let e = Shard::parse(bad).unwrap_err();
             assert!(e.contains("`--shard`"), "{bad}: {e}");
         }
-        assert!(Shard::parse("4/4").unwrap_err().contains("below the number of shards"));
+        assert!(Shard::parse("4/4")
+            .unwrap_err()
+            .contains("below the number of shards"));
         assert!(Shard::parse("0/0").unwrap_err().contains("between 1 and"));
-        assert!(Shard::parse("0/99999999999999999999").unwrap_err().contains("`--shard`"));
+        assert!(Shard::parse("0/99999999999999999999")
+            .unwrap_err()
+            .contains("`--shard`"));
         assert!(Shard { index: 0, count: 5 }.fits(4).is_err());
         assert!(Shard { index: 0, count: 4 }.fits(4).is_ok());
     }

@@ -91,8 +91,7 @@ pub fn check(args: &CheckArgs, io: &mut Io) -> Exit {
         }
     }
     if args.json {
-        let summary =
-            Summary::of_check(&scenario, &whole, shard, &result, counterexample.as_ref());
+        let summary = Summary::of_check(&scenario, &whole, shard, &result, counterexample.as_ref());
         say!(io, "{}", summary.to_json());
     }
     match report_error {

@@ -146,7 +146,10 @@ fn print_merged(io: &mut Text, m: &Summary) {
         }
         if let Some(token) = &c.token {
             say!(io);
-            say!(io, "(`zkcheck replay --trace <token>` prints the shrunk trace)");
+            say!(
+                io,
+                "(`zkcheck replay --trace <token>` prints the shrunk trace)"
+            );
             say!(io, "replay: {token}");
         }
         return;

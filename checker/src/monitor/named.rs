@@ -89,7 +89,11 @@ mod tests {
         ]);
         for p in all {
             let json = serde_json::to_string(&p).unwrap();
-            assert_eq!(serde_json::from_str::<Property>(&json).unwrap(), p, "{json}");
+            assert_eq!(
+                serde_json::from_str::<Property>(&json).unwrap(),
+                p,
+                "{json}"
+            );
         }
         assert_eq!(result_name(Property::Always("x")), "always:x");
         assert!(serde_json::from_str::<Property>("\"mutexx\"").is_err());
