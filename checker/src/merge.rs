@@ -75,6 +75,11 @@ pub fn merge(inputs: &[Input]) -> Result<Summary, String> {
             .find(|c| c.seed == Some(f))
             .cloned()
     });
+    if let (Some(f), None) = (failing, &counterexample) {
+        return Err(format!(
+            "seed {f} is said to fail, but no result carries its counterexample; was a result edited?"
+        ));
+    }
     let limit = failing.map_or(sweep.end, |f| f + 1);
     let needed = SeedRange {
         start: sweep.start,
@@ -86,9 +91,10 @@ pub fn merge(inputs: &[Input]) -> Result<Summary, String> {
     let (mut schedules_run, mut events, mut runs_cut) = (0, 0, 0);
     let mut incomplete = Vec::new();
     for p in &counted {
-        schedules_run += p.schedules;
-        events += p.events;
-        runs_cut += p.runs_cut;
+        // Saturating: an edited count must not wrap (or panic in a debug build).
+        schedules_run += p.schedules; // ≤ the sweep's size: checked in `parts_of`
+        events = u64::saturating_add(events, p.events);
+        runs_cut = u64::saturating_add(runs_cut, p.runs_cut);
         figures.merge(&p.figures);
         for reason in &p.incomplete {
             incomplete.push(format!("shard {} ({}): {reason}", p.shard, p.origin));
@@ -230,14 +236,21 @@ fn parts_of(input: &Input, sweep: SeedRange) -> Result<Vec<Part>, String> {
         s.parts.clone()
     };
     for p in &parts {
-        let expected = p.shard.seeds(sweep.start, sweep.end - sweep.start);
-        let consistent = p.shard.index < p.shard.count
+        // Checked in this order so that no edited number can overflow or divide by 0.
+        let in_sweep = p.shard.index < p.shard.count && p.shard.count <= sweep.len();
+        let expected = if in_sweep {
+            p.shard.seeds(sweep.start, sweep.len())
+        } else {
+            0..0
+        };
+        let consistent = in_sweep
             && p.assigned.start == expected.start
             && p.assigned.end == expected.end
             && p.completed.start == p.assigned.start
             && p.completed.end <= p.assigned.end
             && p.schedules == p.completed.len()
-            && p.failing_seed.is_none_or(|f| f + 1 == p.completed.end);
+            && p.failing_seed
+                .is_none_or(|f| f.checked_add(1) == Some(p.completed.end));
         if !consistent {
             return Err(format!(
                 "{name}: shard {} claims seeds {} (run: {}), which is not what shard {} of the \

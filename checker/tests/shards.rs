@@ -583,3 +583,109 @@ fn the_binary_runs_shards_and_merges_them_from_files_and_stdin() {
     };
     assert_eq!(tail(&from_stdin), tail(&from_files));
 }
+
+#[test]
+fn a_shard_ended_by_its_time_limit_says_incomplete_in_its_json() {
+    // Far more seeds than a second holds: the time limit ends the shard.
+    let r = zk(&[
+        "check",
+        &shipped(CORRECT),
+        "--schedules",
+        "1000000000",
+        "--shard",
+        "1/2",
+        "--time-limit",
+        "1",
+        "--json",
+        "--quiet",
+    ]);
+    assert_eq!(r.exit, Exit::Incomplete, "{}", r.err);
+    let s: Summary = serde_json::from_str(&r.out).unwrap();
+    assert_eq!(s.verdict, VerdictKind::Incomplete);
+    assert!(
+        s.incomplete.iter().any(|x| x.contains("time limit")),
+        "{:?}",
+        s.incomplete
+    );
+    let seeds = s.seeds.clone().unwrap();
+    assert_eq!(
+        seeds.assigned,
+        vec![SeedRange {
+            start: 500_000_000,
+            end: 1_000_000_000
+        }]
+    );
+    assert_eq!(seeds.missing[0].end, 1_000_000_000);
+    assert_eq!(seeds.missing[0].start, 500_000_000 + s.schedules);
+    let merged = merge(&[Input {
+        origin: "slow.json".into(),
+        summary: s,
+    }])
+    .unwrap();
+    assert_eq!(merged.verdict, VerdictKind::Incomplete);
+}
+
+mod edited {
+    use super::*;
+    use proptest::prelude::*;
+    use std::sync::OnceLock;
+
+    /// Two shards' results as JSON values, run once.
+    fn results() -> &'static (serde_json::Value, serde_json::Value) {
+        static R: OnceLock<(serde_json::Value, serde_json::Value)> = OnceLock::new();
+        R.get_or_init(|| {
+            let (scenario, options) = whole(BROKEN, StrategyKind::Random, 30, 10);
+            let mut v = shards(&scenario, &options, 2)
+                .into_iter()
+                .map(|i| serde_json::to_value(&i.summary).unwrap());
+            (v.next().unwrap(), v.next().unwrap())
+        })
+    }
+
+    /// The JSON pointer of every number in `v`.
+    fn numbers(v: &serde_json::Value, at: String, out: &mut Vec<String>) {
+        match v {
+            serde_json::Value::Number(_) => out.push(at),
+            serde_json::Value::Array(a) => {
+                for (i, x) in a.iter().enumerate() {
+                    numbers(x, format!("{at}/{i}"), out);
+                }
+            }
+            serde_json::Value::Object(o) => {
+                for (k, x) in o {
+                    numbers(
+                        x,
+                        format!("{at}/{}", k.replace('~', "~0").replace('/', "~1")),
+                        out,
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+        /// Whatever number an edit puts anywhere in a result, `merge` answers
+        /// (a merge or a refusal) and never panics.
+        #[test]
+        fn merge_never_panics_on_edited_numbers(which in any::<prop::sample::Index>(), value in prop_oneof![Just(0u64), Just(u64::MAX), Just(1u64), any::<u64>()], second in any::<bool>()) {
+            let (mut a, mut b) = results().clone();
+            let target = if second { &mut b } else { &mut a };
+            let mut slots = Vec::new();
+            numbers(target, String::new(), &mut slots);
+            // Figures are summed like every `Tally` (wrapping in a release
+            // build, checked in a debug one); every other number is checked.
+            slots.retain(|p| !p.contains("/figures"));
+            let slot = &slots[which.index(slots.len())];
+            *target.pointer_mut(slot).unwrap() = serde_json::Value::from(value);
+            let read = |v: serde_json::Value| serde_json::from_value::<Summary>(v);
+            if let (Ok(a), Ok(b)) = (read(a), read(b)) {
+                let _ = merge(&[
+                    Input { origin: "a.json".into(), summary: a },
+                    Input { origin: "b.json".into(), summary: b },
+                ]);
+            }
+        }
+    }
+}
