@@ -1,5 +1,8 @@
 //! `zkcheck check <scenario>`: explore, and on a failure shrink it, print
 //! its trace and a replay token. "ok" only for a complete exploration.
+//! With `--shard k/n`, only that shard's seeds ([`crate::shard`]); with
+//! `--json`, the result object ([`crate::summary`]) on stdout and the
+//! human summary on stderr.
 
 use std::time::Instant;
 
