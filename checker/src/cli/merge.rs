@@ -98,12 +98,11 @@ fn explain(text: &str, e: serde_json::Error) -> String {
 fn print_merged(io: &mut Text, m: &Summary) {
     let seeds = m.seeds.as_ref();
     let sweep = seeds.map(|s| s.sweep.to_string()).unwrap_or_default();
-    let shards: Vec<String> = m.parts.iter().map(|p| p.shard.to_string()).collect();
     say!(
         io,
         "merged {} shards ({}) of scenario {} ({}), recipe {}",
         m.parts.len(),
-        shards.join(", "),
+        shard_list(&m.parts),
         m.scenario.name,
         m.scenario.hash,
         m.scenario.recipe
@@ -176,4 +175,34 @@ fn print_merged(io: &mut Text, m: &Summary) {
         io,
         "not ok: no hard check failed in what was explored, but the exploration is incomplete"
     );
+}
+
+/// `0-3, 6 of 8` for shards 0, 1, 2, 3 and 6 of 8 (parts of one split), else
+/// every shard as `k/n`.
+fn shard_list(parts: &[crate::summary::Part]) -> String {
+    let Some(n) = parts.first().map(|p| p.shard.count) else {
+        return String::new();
+    };
+    if parts.iter().any(|p| p.shard.count != n) {
+        let all: Vec<String> = parts.iter().map(|p| p.shard.to_string()).collect();
+        return all.join(", ");
+    }
+    let mut runs: Vec<(u64, u64)> = Vec::new();
+    for k in parts.iter().map(|p| p.shard.index) {
+        match runs.last_mut() {
+            Some((_, last)) if *last + 1 == k => *last = k,
+            _ => runs.push((k, k)),
+        }
+    }
+    let runs: Vec<String> = runs
+        .iter()
+        .map(|&(a, b)| {
+            if a == b {
+                a.to_string()
+            } else {
+                format!("{a}-{b}")
+            }
+        })
+        .collect();
+    format!("{} of {n}", runs.join(", "))
 }
