@@ -14,6 +14,19 @@
 //! once a barrier is answered everything the step caused there has been
 //! delivered. The simulator needs no barrier: its scheduler delivers
 //! everything outstanding before the next step.
+//!
+//! Every session talks through its own [`FaultProxy`]. Besides breaking
+//! and silencing connections it holds one direction for
+//! [`Action::HoldRequests`] / [`Action::HoldReplies`], tells the conductor
+//! when a [`Action::Send`] has reached the wire or been answered, and
+//! decodes multi replies: a failed multi's per-op codes are taken from the
+//! bytes the server sent, not from the library (which keeps only the
+//! failing op).
+//!
+//! Paths are checked with the simulator's own validator (the Java client's
+//! `PathUtils.validatePath`) before an op is sent, as the Java client does:
+//! `zookeeper-client` lets `/a/.`, `/a/..` and characters outside the BMP
+//! through to the server. See docs/CONFORMANCE.md.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -21,13 +34,14 @@ use std::io;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use zksim::{Op, SessionEvent, SessionId};
+use zksim::{Op, Response, SessionEvent, SessionId, ZkError};
 use zookeeper_client as zk;
 
 use super::observe::{Frame, Seen};
 use super::sim::{base_zxid, strip_setup};
 use super::{normalize, Action, Observations, Script, SETUP};
 use crate::ops::{self, Answer, WatchClass};
+use crate::wire::{MultiReply, OP_ERROR};
 use crate::wakeset::WakeSet;
 use crate::{FaultProxy, TestServer};
 
@@ -43,6 +57,7 @@ enum Outcome {
     Answer {
         session: usize,
         step: usize,
+        multi: bool,
         answer: Answer,
     },
     Barrier {
@@ -69,10 +84,20 @@ pub enum Link {
     Closed,
 }
 
+/// What the script holds on a session's connection.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Hold {
+    Requests,
+    Replies,
+}
+
 struct Slot {
     handle: Option<zk::Client>,
-    proxy: Option<FaultProxy>,
+    proxy: FaultProxy,
     link: Link,
+    held: Option<Hold>,
+    /// Steps whose op was sent and not answered yet.
+    in_flight: Vec<usize>,
     session: SessionId,
     armed: BTreeMap<u64, (String, WatchClass)>,
     seen: Vec<Seen>,
@@ -85,6 +110,8 @@ struct Conductor<'s> {
     next_key: u64,
     /// What the last handled outcome was, for `until`.
     last: Option<Done>,
+    /// A harness failure found while handling an outcome.
+    broken: Option<ConductorError>,
 }
 
 /// What a handled outcome completed; what a step waits for.
@@ -124,11 +151,17 @@ pub enum ConductorError {
     NoSession { step: usize, session: usize },
     /// A step sends an op on a session the script already closed.
     Closed { step: usize, session: usize },
-    /// A fault step on a session that has no proxy (the script said it has
-    /// no faults on it).
-    NoProxy { session: usize },
     /// Nothing completed what a step waits for within the step limit.
     Stuck { waiting_for: Done },
+    /// A held `Send` never reached the wire (or the server never answered it).
+    NeverOnWire { step: usize, session: usize },
+    /// The library reported a failed multi, but the proxy passed on no
+    /// per-op error results for it (or results of another shape).
+    MultiWire {
+        step: usize,
+        session: usize,
+        wire: Option<MultiReply>,
+    },
     /// The server's `dump` (to watch for an expiry) failed.
     Dump(io::Error),
     /// The server kept a silenced session past the step limit.
@@ -153,9 +186,17 @@ impl fmt::Display for ConductorError {
             ConductorError::Closed { step, session } => {
                 write!(f, "step {step}: s{session} is closed")
             }
-            ConductorError::NoProxy { session } => write!(
+            ConductorError::NeverOnWire { step, session } => write!(
                 f,
-                "s{session} has no fault proxy (the script has no fault on it)"
+                "step {step}: s{session}'s held op never showed on the wire"
+            ),
+            ConductorError::MultiWire {
+                step,
+                session,
+                wire,
+            } => write!(
+                f,
+                "step {step}: s{session}'s failed multi has no per-op results on the wire: {wire:?}"
             ),
             ConductorError::Stuck { waiting_for } => {
                 write!(f, "stuck: waited {STEP_LIMIT:?} for {waiting_for}")
@@ -196,19 +237,12 @@ pub async fn run(
         set: WakeSet::default(),
         next_key: 0,
         last: None,
+        broken: None,
     };
     for k in 0..script.sessions.max(1) {
-        let proxy = if script.has_faults(k) {
-            Some(
-                FaultProxy::start(upstream)
-                    .map_err(|source| ConductorError::Proxy { session: k, source })?,
-            )
-        } else {
-            None
-        };
-        let connect = proxy
-            .as_ref()
-            .map_or_else(|| server.connect_string(), FaultProxy::connect_string);
+        let proxy = FaultProxy::start(upstream)
+            .map_err(|source| ConductorError::Proxy { session: k, source })?;
+        let connect = proxy.connect_string();
         let timeout = if script.expires(k) {
             EXPIRING_TIMEOUT
         } else {
@@ -226,6 +260,8 @@ pub async fn run(
             handle: Some(handle),
             proxy,
             link: Link::Connected,
+            held: None,
+            in_flight: Vec::new(),
             armed: BTreeMap::new(),
             seen: Vec::new(),
         });
@@ -246,6 +282,9 @@ pub async fn run(
         }
         match &step.action {
             Action::Op(op) => conductor.op(k, i, op.clone()).await?,
+            Action::Send(op) => conductor.send(k, i, op.clone()).await?,
+            Action::HoldRequests => conductor.hold(k, Hold::Requests),
+            Action::HoldReplies => conductor.hold(k, Hold::Replies),
             Action::Close => conductor.close(k).await?,
             Action::Expire => conductor.expire(k).await?,
             Action::Disconnect => conductor.disconnect(k).await?,
@@ -258,9 +297,7 @@ pub async fn run(
     // Leave no sessions (and so no ephemerals) behind for the next script.
     for slot in &mut conductor.slots {
         slot.handle = None;
-        if let Some(proxy) = &slot.proxy {
-            proxy.resume();
-        }
+        slot.proxy.resume();
     }
     let base = base_zxid(&seen[0]).ok_or(ConductorError::SetupFailed)?;
     let frame = Frame {
@@ -271,11 +308,8 @@ pub async fn run(
 }
 
 impl Conductor<'_> {
-    fn proxy(&self, k: usize) -> Result<&FaultProxy, ConductorError> {
-        self.slots[k]
-            .proxy
-            .as_ref()
-            .ok_or(ConductorError::NoProxy { session: k })
+    fn proxy(&self, k: usize) -> &FaultProxy {
+        &self.slots[k].proxy
     }
 
     fn push_state(&mut self, session: usize, mut watcher: zk::StateWatcher) {
@@ -300,6 +334,9 @@ impl Conductor<'_> {
                 }
             };
             self.handle(outcome);
+            if let Some(broken) = self.broken.take() {
+                return Err(broken);
+            }
             if self.last.take() == Some(done) {
                 return Ok(());
             }
@@ -311,8 +348,13 @@ impl Conductor<'_> {
             Outcome::Answer {
                 session,
                 step,
-                answer,
+                multi,
+                mut answer,
             } => {
+                self.slots[session].in_flight.retain(|s| *s != step);
+                if multi {
+                    self.read_multi_from_wire(session, step, &mut answer.reply);
+                }
                 if let Some(armed) = answer.watch {
                     let key = self.next_key;
                     self.next_key += 1;
@@ -385,18 +427,127 @@ impl Conductor<'_> {
         }
     }
 
-    async fn op(&mut self, k: usize, step: usize, op: Op) -> Result<(), ConductorError> {
+    /// A multi's reply as the server sent it: the library keeps only a
+    /// failed multi's failing op, so its per-op codes come from the proxy.
+    fn read_multi_from_wire(&mut self, session: usize, step: usize, reply: &mut zksim::Reply) {
+        let proxy = &self.slots[session].proxy;
+        let Ok(Response::Multi(results)) = reply else {
+            // No per-op answer reached the library; drop whatever the proxy
+            // passed on for it (an error in the reply header).
+            proxy.take_multi_replies();
+            return;
+        };
+        let wire = proxy.next_multi_reply();
+        if results.is_empty() || results.iter().any(Result::is_ok) {
+            return;
+        }
+        let codes: Option<Vec<ZkError>> = wire.as_ref().and_then(|w| {
+            if w.entries.len() != results.len() {
+                return None;
+            }
+            w.entries
+                .iter()
+                .map(|e| (e.op_type == OP_ERROR).then_some(e.err).and_then(ops::error_from_code))
+                .collect()
+        });
+        match codes {
+            Some(codes) => *results = codes.into_iter().map(Err).collect(),
+            None => {
+                self.broken = Some(ConductorError::MultiWire {
+                    step,
+                    session,
+                    wire,
+                })
+            }
+        }
+    }
+
+    /// Send `op` without waiting for its answer. A path the Java client
+    /// would refuse is answered here, as the Java client does, unsent.
+    fn issue(&mut self, k: usize, step: usize, op: Op) -> Result<(), ConductorError> {
         let Some(handle) = self.slots[k].handle.clone() else {
             return Err(ConductorError::Closed { step, session: k });
         };
+        self.slots[k].in_flight.push(step);
+        if let Err(refused) = zksim::path::validate_request(&op) {
+            let answer = Answer {
+                reply: Err(refused),
+                watch: None,
+            };
+            self.set.push(async move {
+                Outcome::Answer {
+                    session: k,
+                    step,
+                    multi: false,
+                    answer,
+                }
+            });
+            return Ok(());
+        }
+        let multi = matches!(op, Op::Multi(_));
         self.set.push(async move {
             Outcome::Answer {
                 session: k,
                 step,
+                multi,
                 answer: ops::perform(handle, op).await,
             }
         });
+        Ok(())
+    }
+
+    async fn op(&mut self, k: usize, step: usize, op: Op) -> Result<(), ConductorError> {
+        self.issue(k, step, op)?;
         self.until(Done::Answer(k, step)).await
+    }
+
+    /// `Action::Send`: issue the op; wait only for what the session's
+    /// state lets happen (see [`Action::Send`]).
+    async fn send(&mut self, k: usize, step: usize, op: Op) -> Result<(), ConductorError> {
+        let slot = &self.slots[k];
+        match (slot.link, slot.held) {
+            (Link::Connected, Some(hold)) => {
+                let seen = |p: &FaultProxy| match hold {
+                    Hold::Requests => p.requests_seen(),
+                    Hold::Replies => p.replies_seen(),
+                };
+                let before = seen(&slot.proxy);
+                self.issue(k, step, op)?;
+                let deadline = tokio::time::Instant::now() + STEP_LIMIT;
+                while seen(self.proxy(k)) == before {
+                    if tokio::time::Instant::now() > deadline {
+                        return Err(ConductorError::NeverOnWire { step, session: k });
+                    }
+                    tokio::select! {
+                        outcome = self.set.next() => self.handle(outcome),
+                        () = tokio::time::sleep(Duration::from_millis(2)) => {}
+                    }
+                    if let Some(broken) = self.broken.take() {
+                        return Err(broken);
+                    }
+                }
+                Ok(())
+            }
+            // The library queues it until the connection is back.
+            (Link::Disconnected, _) => self.issue(k, step, op),
+            _ => self.op(k, step, op).await,
+        }
+    }
+
+    fn hold(&mut self, k: usize, hold: Hold) {
+        match hold {
+            Hold::Requests => self.proxy(k).pause_requests(),
+            Hold::Replies => self.proxy(k).pause_replies(),
+        }
+        self.slots[k].held = Some(hold);
+    }
+
+    /// Handle outcomes until session `k` has no op in flight.
+    async fn settle(&mut self, k: usize) -> Result<(), ConductorError> {
+        while let Some(&step) = self.slots[k].in_flight.first() {
+            self.until(Done::Answer(k, step)).await?;
+        }
+        Ok(())
     }
 
     /// Every connected session other than `except` answers a read, so that
@@ -404,7 +555,7 @@ impl Conductor<'_> {
     async fn barrier(&mut self, except: usize) -> Result<(), ConductorError> {
         for j in 0..self.slots.len() {
             let slot = &self.slots[j];
-            if j == except || slot.link != Link::Connected {
+            if j == except || slot.link != Link::Connected || slot.held.is_some() {
                 continue;
             }
             let Some(handle) = slot.handle.clone() else {
@@ -426,14 +577,30 @@ impl Conductor<'_> {
     }
 
     async fn disconnect(&mut self, k: usize) -> Result<(), ConductorError> {
-        let proxy = self.proxy(k)?;
+        let proxy = self.proxy(k);
         proxy.pause();
         proxy.drop_connections();
-        self.until(Done::State(k, Link::Disconnected)).await
+        self.slots[k].held = None;
+        let from = self.slots[k].seen.len();
+        self.until(Done::State(k, Link::Disconnected)).await?;
+        // What was in flight fails with ConnectionLoss.
+        self.settle(k).await?;
+        // Record them as the Java client delivers them (and the simulator):
+        // its `cleanup()` fails the ops in the order they were sent
+        // (pending, then outgoing queue) before it queues `Disconnected`.
+        // `zookeeper-client` reports the state on its own channel first,
+        // and fails sent ops in `HashMap` order (`Depot::error`), so its
+        // order carries no information.
+        self.slots[k].seen[from..].sort_by_key(|s| match s {
+            Seen::Reply { step, .. } => (0, *step),
+            Seen::Watch(_) => (1, 0),
+            Seen::Session(_) => (2, 0),
+        });
+        Ok(())
     }
 
     async fn reconnect(&mut self, k: usize, step: usize) -> Result<(), ConductorError> {
-        self.proxy(k)?.resume();
+        self.proxy(k).resume();
         self.until(Done::State(k, Link::Connected)).await?;
         // Collect what `SetWatches` brought back on this connection too.
         let handle = self.slots[k]
@@ -450,7 +617,8 @@ impl Conductor<'_> {
     async fn expire(&mut self, k: usize) -> Result<(), ConductorError> {
         let session = self.slots[k].session;
         let id = format!("0x{session:x}");
-        self.proxy(k)?.pause();
+        self.proxy(k).pause();
+        self.slots[k].held = None;
         let deadline = tokio::time::Instant::now() + STEP_LIMIT;
         // Wait for the server to drop the session from its tracker.
         loop {
@@ -469,7 +637,7 @@ impl Conductor<'_> {
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
-        let proxy = self.proxy(k)?;
+        let proxy = self.proxy(k);
         proxy.drop_connections();
         proxy.resume();
         if self.slots[k].link != Link::Expired {
