@@ -173,7 +173,11 @@ mod tests {
         pending.extend_from_slice(&[0, 0]);
         assert_eq!(take_frame(&mut pending), Some(frame(b"abc")));
         assert_eq!(take_frame(&mut pending), Some(frame(b"de")));
-        assert_eq!(take_frame(&mut pending), None, "half a length is not a frame");
+        assert_eq!(
+            take_frame(&mut pending),
+            None,
+            "half a length is not a frame"
+        );
         assert_eq!(pending, vec![0, 0]);
     }
 

@@ -41,8 +41,8 @@ use super::observe::{Frame, Seen};
 use super::sim::{base_zxid, strip_setup};
 use super::{normalize, Action, Observations, Script, SETUP};
 use crate::ops::{self, Answer, WatchClass};
-use crate::wire::{MultiReply, OP_ERROR};
 use crate::wakeset::WakeSet;
+use crate::wire::{MultiReply, OP_ERROR};
 use crate::{FaultProxy, TestServer};
 
 /// The session timeout asked for a session the script expires: short, so
@@ -447,7 +447,11 @@ impl Conductor<'_> {
             }
             w.entries
                 .iter()
-                .map(|e| (e.op_type == OP_ERROR).then_some(e.err).and_then(ops::error_from_code))
+                .map(|e| {
+                    (e.op_type == OP_ERROR)
+                        .then_some(e.err)
+                        .and_then(ops::error_from_code)
+                })
                 .collect()
         });
         match codes {

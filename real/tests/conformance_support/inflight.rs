@@ -122,7 +122,11 @@ fn s31_failed_multi_codes_from_the_wire() -> Script {
         .op(0, multi(vec![delete("/@/c", 3), create("/@/d", P)]))
         .op(
             0,
-            multi(vec![create("/@/d", P), create("/@/d/e", E), create("/@/d/e/f", P)]),
+            multi(vec![
+                create("/@/d", P),
+                create("/@/d/e", E),
+                create("/@/d/e/f", P),
+            ]),
         )
         .op(0, get("/@/c", false))
 }
