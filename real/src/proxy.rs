@@ -184,18 +184,15 @@ impl FaultProxy {
         self.shared.tap().replies
     }
 
-    /// The oldest multi reply passed on to a client and not yet taken.
-    pub fn next_multi_reply(&self) -> Option<MultiReply> {
+    /// The oldest multi reply passed on to a client and not yet taken, if
+    /// `wanted` accepts it (it stays otherwise).
+    pub fn next_multi_reply_if(
+        &self,
+        wanted: impl FnOnce(&MultiReply) -> bool,
+    ) -> Option<MultiReply> {
         let mut tap = self.shared.tap();
-        (!tap.multi_replies.is_empty()).then(|| tap.multi_replies.remove(0).1)
-    }
-
-    /// The multi replies passed on to clients and not yet taken, oldest first.
-    pub fn take_multi_replies(&self) -> Vec<MultiReply> {
-        std::mem::take(&mut self.shared.tap().multi_replies)
-            .into_iter()
-            .map(|(_, reply)| reply)
-            .collect()
+        let first = tap.multi_replies.first()?;
+        wanted(&first.1).then(|| tap.multi_replies.remove(0).1)
     }
 
     /// Let held bytes flow again.

@@ -155,8 +155,9 @@ pub enum ConductorError {
     Stuck { waiting_for: Done },
     /// A held `Send` never reached the wire (or the server never answered it).
     NeverOnWire { step: usize, session: usize },
-    /// The library reported a failed multi, but the proxy passed on no
-    /// per-op error results for it (or results of another shape).
+    /// The proxy passed on no multi reply for a multi the library
+    /// answered, or one that disagrees with it (failed vs succeeded, or
+    /// another number of ops).
     MultiWire {
         step: usize,
         session: usize,
@@ -196,7 +197,7 @@ impl fmt::Display for ConductorError {
                 wire,
             } => write!(
                 f,
-                "step {step}: s{session}'s failed multi has no per-op results on the wire: {wire:?}"
+                "step {step}: s{session}'s multi reply on the wire does not match the library's: {wire:?}"
             ),
             ConductorError::Stuck { waiting_for } => {
                 write!(f, "stuck: waited {STEP_LIMIT:?} for {waiting_for}")
@@ -294,11 +295,7 @@ pub async fn run(
     }
     let seen: Vec<Vec<Seen>> = conductor.slots.iter().map(|s| s.seen.clone()).collect();
     let sessions: Vec<Vec<SessionId>> = conductor.slots.iter().map(|s| vec![s.session]).collect();
-    // Leave no sessions (and so no ephemerals) behind for the next script.
-    for slot in &mut conductor.slots {
-        slot.handle = None;
-        slot.proxy.resume();
-    }
+    conductor.close_all().await?;
     let base = base_zxid(&seen[0]).ok_or(ConductorError::SetupFailed)?;
     let frame = Frame {
         base,
@@ -429,20 +426,25 @@ impl Conductor<'_> {
 
     /// A multi's reply as the server sent it: the library keeps only a
     /// failed multi's failing op, so its per-op codes come from the proxy.
+    /// A successful multi's reply is checked against the wire too (same
+    /// length, no error entry), so that the decoding is tested on every one.
     fn read_multi_from_wire(&mut self, session: usize, step: usize, reply: &mut zksim::Reply) {
         let proxy = &self.slots[session].proxy;
-        let Ok(Response::Multi(results)) = reply else {
-            // No per-op answer reached the library; drop whatever the proxy
-            // passed on for it (an error in the reply header).
-            proxy.take_multi_replies();
-            return;
+        let results = match reply {
+            Ok(Response::Multi(results)) if !results.is_empty() => results,
+            // Not sent (the library answers an empty multi itself).
+            Ok(_) => return,
+            // An error in the reply header, or none reached the client
+            // (`ConnectionLoss`): take the former only.
+            Err(_) => {
+                proxy.next_multi_reply_if(|w| w.header_err != 0);
+                return;
+            }
         };
-        let wire = proxy.next_multi_reply();
-        if results.is_empty() || results.iter().any(Result::is_ok) {
-            return;
-        }
+        let wire = proxy.next_multi_reply_if(|_| true);
+        let failed = results.iter().all(Result::is_err);
         let codes: Option<Vec<ZkError>> = wire.as_ref().and_then(|w| {
-            if w.entries.len() != results.len() {
+            if w.header_err != 0 || w.entries.len() != results.len() {
                 return None;
             }
             w.entries
@@ -454,15 +456,24 @@ impl Conductor<'_> {
                 })
                 .collect()
         });
-        match codes {
-            Some(codes) => *results = codes.into_iter().map(Err).collect(),
-            None => {
-                self.broken = Some(ConductorError::MultiWire {
-                    step,
-                    session,
-                    wire,
-                })
+        let agrees = match (&codes, &wire) {
+            (Some(codes), _) if failed => {
+                *results = codes.iter().copied().map(Err).collect();
+                true
             }
+            (None, Some(w)) if !failed => {
+                w.header_err == 0
+                    && w.entries.len() == results.len()
+                    && w.entries.iter().all(|e| e.op_type != OP_ERROR)
+            }
+            _ => false,
+        };
+        if !agrees {
+            self.broken = Some(ConductorError::MultiWire {
+                step,
+                session,
+                wire,
+            });
         }
     }
 
@@ -510,6 +521,10 @@ impl Conductor<'_> {
     async fn send(&mut self, k: usize, step: usize, op: Op) -> Result<(), ConductorError> {
         let slot = &self.slots[k];
         match (slot.link, slot.held) {
+            // Refused before sending: nothing goes on the wire to hold.
+            (Link::Connected, Some(_)) if zksim::path::validate_request(&op).is_err() => {
+                self.op(k, step, op).await
+            }
             (Link::Connected, Some(hold)) => {
                 let seen = |p: &FaultProxy| match hold {
                     Hold::Requests => p.requests_seen(),
@@ -570,6 +585,25 @@ impl Conductor<'_> {
                 Outcome::Barrier { session: j }
             });
             self.until(Done::Barrier(j)).await?;
+        }
+        Ok(())
+    }
+
+    /// Leave no sessions (and so no ephemerals) behind for the next
+    /// script, and wait until the server has ended each: a `closeSession`
+    /// still in flight (or a session left to expire, had its proxy gone
+    /// first) would take a zxid in the middle of the next script.
+    async fn close_all(&mut self) -> Result<(), ConductorError> {
+        for k in 0..self.slots.len() {
+            self.slots[k].proxy.resume();
+            self.slots[k].held = None;
+            if self.slots[k].link == Link::Disconnected {
+                self.until(Done::State(k, Link::Connected)).await?;
+            }
+            if self.slots[k].link == Link::Connected {
+                self.close(k).await?;
+            }
+            self.slots[k].handle = None;
         }
         Ok(())
     }
