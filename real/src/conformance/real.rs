@@ -28,21 +28,24 @@
 //! `zookeeper-client` lets `/a/.`, `/a/..` and characters outside the BMP
 //! through to the server. See docs/CONFORMANCE.md.
 
+mod error;
+mod inflight;
+
 use std::collections::BTreeMap;
 use std::fmt;
-use std::io;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use zksim::{Op, Response, SessionEvent, SessionId, ZkError};
+use zksim::{Op, SessionEvent, SessionId};
 use zookeeper_client as zk;
+
+pub use error::ConductorError;
 
 use super::observe::{Frame, Seen};
 use super::sim::{base_zxid, strip_setup};
 use super::{normalize, Action, Observations, Script, SETUP};
 use crate::ops::{self, Answer, WatchClass};
 use crate::wakeset::WakeSet;
-use crate::wire::{MultiReply, OP_ERROR};
 use crate::{FaultProxy, TestServer};
 
 /// The session timeout asked for a session the script expires: short, so
@@ -132,92 +135,6 @@ impl fmt::Display for Done {
             Done::Answer(k, step) => write!(f, "s{k}'s reply at step {step}"),
             Done::Barrier(k) => write!(f, "s{k}'s barrier read"),
             Done::State(k, link) => write!(f, "s{k} to become {link:?}"),
-        }
-    }
-}
-
-/// Why a script could not be run to its end on the real server. Each is a
-/// harness failure (the server, the network, a script the conductor cannot
-/// play), never a difference from the simulator: those are observations.
-#[derive(Debug)]
-pub enum ConductorError {
-    /// The server's connect string is not an address.
-    Address(std::net::AddrParseError),
-    /// The fault proxy of a session could not start.
-    Proxy { session: usize, source: io::Error },
-    /// A session could not connect.
-    Connect { session: usize, source: zk::Error },
-    /// A step names a session the script does not have.
-    NoSession { step: usize, session: usize },
-    /// A step sends an op on a session the script already closed.
-    Closed { step: usize, session: usize },
-    /// Nothing completed what a step waits for within the step limit.
-    Stuck { waiting_for: Done },
-    /// A held `Send` never reached the wire (or the server never answered it).
-    NeverOnWire { step: usize, session: usize },
-    /// The proxy passed on no multi reply for a multi the library
-    /// answered, or one that disagrees with it (failed vs succeeded, or
-    /// another number of ops).
-    MultiWire {
-        step: usize,
-        session: usize,
-        wire: Option<MultiReply>,
-    },
-    /// The server's `dump` (to watch for an expiry) failed.
-    Dump(io::Error),
-    /// The server kept a silenced session past the step limit.
-    NeverExpired { session: usize, id: SessionId },
-    /// The hidden setup create (the script's root) did not succeed.
-    SetupFailed,
-}
-
-impl fmt::Display for ConductorError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ConductorError::Address(e) => write!(f, "server address: {e}"),
-            ConductorError::Proxy { session, source } => {
-                write!(f, "s{session}'s fault proxy did not start: {source}")
-            }
-            ConductorError::Connect { session, source } => {
-                write!(f, "s{session} could not connect: {source}")
-            }
-            ConductorError::NoSession { step, session } => {
-                write!(f, "step {step}: no session {session}")
-            }
-            ConductorError::Closed { step, session } => {
-                write!(f, "step {step}: s{session} is closed")
-            }
-            ConductorError::NeverOnWire { step, session } => write!(
-                f,
-                "step {step}: s{session}'s held op never showed on the wire"
-            ),
-            ConductorError::MultiWire {
-                step,
-                session,
-                wire,
-            } => write!(
-                f,
-                "step {step}: s{session}'s multi reply on the wire does not match the library's: {wire:?}"
-            ),
-            ConductorError::Stuck { waiting_for } => {
-                write!(f, "stuck: waited {STEP_LIMIT:?} for {waiting_for}")
-            }
-            ConductorError::Dump(e) => write!(f, "the server's `dump` failed: {e}"),
-            ConductorError::NeverExpired { session, id } => {
-                write!(f, "the server never expired s{session} (0x{id:x})")
-            }
-            ConductorError::SetupFailed => write!(f, "the setup create failed"),
-        }
-    }
-}
-
-impl std::error::Error for ConductorError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            ConductorError::Address(e) => Some(e),
-            ConductorError::Proxy { source, .. } | ConductorError::Dump(source) => Some(source),
-            ConductorError::Connect { source, .. } => Some(source),
-            _ => None,
         }
     }
 }
@@ -424,59 +341,6 @@ impl Conductor<'_> {
         }
     }
 
-    /// A multi's reply as the server sent it: the library keeps only a
-    /// failed multi's failing op, so its per-op codes come from the proxy.
-    /// A successful multi's reply is checked against the wire too (same
-    /// length, no error entry), so that the decoding is tested on every one.
-    fn read_multi_from_wire(&mut self, session: usize, step: usize, reply: &mut zksim::Reply) {
-        let proxy = &self.slots[session].proxy;
-        let results = match reply {
-            Ok(Response::Multi(results)) if !results.is_empty() => results,
-            // Not sent (the library answers an empty multi itself).
-            Ok(_) => return,
-            // An error in the reply header, or none reached the client
-            // (`ConnectionLoss`): take the former only.
-            Err(_) => {
-                proxy.next_multi_reply_if(|w| w.header_err != 0);
-                return;
-            }
-        };
-        let wire = proxy.next_multi_reply_if(|_| true);
-        let failed = results.iter().all(Result::is_err);
-        let codes: Option<Vec<ZkError>> = wire.as_ref().and_then(|w| {
-            if w.header_err != 0 || w.entries.len() != results.len() {
-                return None;
-            }
-            w.entries
-                .iter()
-                .map(|e| {
-                    (e.op_type == OP_ERROR)
-                        .then_some(e.err)
-                        .and_then(ops::error_from_code)
-                })
-                .collect()
-        });
-        let agrees = match (&codes, &wire) {
-            (Some(codes), _) if failed => {
-                *results = codes.iter().copied().map(Err).collect();
-                true
-            }
-            (None, Some(w)) if !failed => {
-                w.header_err == 0
-                    && w.entries.len() == results.len()
-                    && w.entries.iter().all(|e| e.op_type != OP_ERROR)
-            }
-            _ => false,
-        };
-        if !agrees {
-            self.broken = Some(ConductorError::MultiWire {
-                step,
-                session,
-                wire,
-            });
-        }
-    }
-
     /// Send `op` without waiting for its answer. A path the Java client
     /// would refuse is answered here, as the Java client does, unsent.
     fn issue(&mut self, k: usize, step: usize, op: Op) -> Result<(), ConductorError> {
@@ -514,59 +378,6 @@ impl Conductor<'_> {
     async fn op(&mut self, k: usize, step: usize, op: Op) -> Result<(), ConductorError> {
         self.issue(k, step, op)?;
         self.until(Done::Answer(k, step)).await
-    }
-
-    /// `Action::Send`: issue the op; wait only for what the session's
-    /// state lets happen (see [`Action::Send`]).
-    async fn send(&mut self, k: usize, step: usize, op: Op) -> Result<(), ConductorError> {
-        let slot = &self.slots[k];
-        match (slot.link, slot.held) {
-            // Refused before sending: nothing goes on the wire to hold.
-            (Link::Connected, Some(_)) if zksim::path::validate_request(&op).is_err() => {
-                self.op(k, step, op).await
-            }
-            (Link::Connected, Some(hold)) => {
-                let seen = |p: &FaultProxy| match hold {
-                    Hold::Requests => p.requests_seen(),
-                    Hold::Replies => p.replies_seen(),
-                };
-                let before = seen(&slot.proxy);
-                self.issue(k, step, op)?;
-                let deadline = tokio::time::Instant::now() + STEP_LIMIT;
-                while seen(self.proxy(k)) == before {
-                    if tokio::time::Instant::now() > deadline {
-                        return Err(ConductorError::NeverOnWire { step, session: k });
-                    }
-                    tokio::select! {
-                        outcome = self.set.next() => self.handle(outcome),
-                        () = tokio::time::sleep(Duration::from_millis(2)) => {}
-                    }
-                    if let Some(broken) = self.broken.take() {
-                        return Err(broken);
-                    }
-                }
-                Ok(())
-            }
-            // The library queues it until the connection is back.
-            (Link::Disconnected, _) => self.issue(k, step, op),
-            _ => self.op(k, step, op).await,
-        }
-    }
-
-    fn hold(&mut self, k: usize, hold: Hold) {
-        match hold {
-            Hold::Requests => self.proxy(k).pause_requests(),
-            Hold::Replies => self.proxy(k).pause_replies(),
-        }
-        self.slots[k].held = Some(hold);
-    }
-
-    /// Handle outcomes until session `k` has no op in flight.
-    async fn settle(&mut self, k: usize) -> Result<(), ConductorError> {
-        while let Some(&step) = self.slots[k].in_flight.first() {
-            self.until(Done::Answer(k, step)).await?;
-        }
-        Ok(())
     }
 
     /// Every connected session other than `except` answers a read, so that
