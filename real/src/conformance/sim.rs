@@ -300,3 +300,97 @@ impl Conductor<'_> {
         self.log.clear();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The simulator runner's holds on their own (no real server needed):
+    //! what the conformance scripts of S21 expect the simulator to say.
+
+    use super::*;
+    use zksim::CreateMode;
+
+    fn create(path: &str) -> Op {
+        Op::Create {
+            path: path.into(),
+            data: Vec::new(),
+            mode: CreateMode::Persistent,
+        }
+    }
+
+    fn exists(path: &str) -> Op {
+        Op::Exists {
+            path: path.into(),
+            watch: false,
+        }
+    }
+
+    /// Each session's observations, one line each.
+    fn lines(script: &Script) -> Vec<Vec<String>> {
+        let root = "/t";
+        run(&script.rooted(root), root)
+            .expect("playable")
+            .iter()
+            .map(|s| s.iter().map(|o| o.to_string()).collect())
+            .collect()
+    }
+
+    fn in_flight(hold: Action) -> Script {
+        Script::new("held", 2)
+            .act(0, hold)
+            .act(0, Action::Send(create("/@/x")))
+            .op(1, exists("/@/x"))
+            .act(0, Action::Disconnect)
+            .act(0, Action::Reconnect)
+            .op(0, exists("/@/x"))
+    }
+
+    #[test]
+    fn a_held_request_fails_and_is_not_applied() {
+        let seen = lines(&in_flight(Action::HoldRequests));
+        assert_eq!(
+            seen[0],
+            [
+                "#1 ConnectionLoss",
+                "session Disconnected",
+                "session SyncConnected",
+                "#5 Exists(none)"
+            ]
+        );
+        assert_eq!(seen[1], ["#2 Exists(none)"]);
+    }
+
+    #[test]
+    fn a_held_answer_fails_but_the_op_was_applied() {
+        let seen = lines(&in_flight(Action::HoldReplies));
+        assert_eq!(
+            seen[0][..3],
+            [
+                "#1 ConnectionLoss",
+                "session Disconnected",
+                "session SyncConnected"
+            ]
+        );
+        assert!(seen[0][3].starts_with("#5 Exists [cz+1"), "{:?}", seen[0]);
+        assert!(seen[1][0].starts_with("#2 Exists [cz+1"), "{:?}", seen[1]);
+    }
+
+    #[test]
+    fn ops_issued_while_away_go_out_after_the_reconnection() {
+        let script = Script::new("away", 2)
+            .act(0, Action::Disconnect)
+            .act(0, Action::Send(create("/@/q")))
+            .op(1, exists("/@/q"))
+            .act(0, Action::Reconnect);
+        let seen = lines(&script);
+        assert_eq!(seen[1], ["#2 Exists(none)"]);
+        assert_eq!(
+            seen[0][..2],
+            ["session Disconnected", "session SyncConnected"]
+        );
+        assert!(
+            seen[0][2].starts_with("#1 Created /t/q [cz+1"),
+            "{:?}",
+            seen[0]
+        );
+    }
+}
