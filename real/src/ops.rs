@@ -274,6 +274,11 @@ pub(crate) fn map_error(error: zk::Error) -> ZkError {
         E::NotEmpty => ZkError::NotEmpty,
         E::NoChildrenForEphemerals => ZkError::NoChildrenForEphemerals,
         E::ConnectionLoss => ZkError::ConnectionLoss,
+        // The session task fails what is outstanding with the connection's
+        // own error (an I/O error, "no response from connection in …ms");
+        // the Java client answers every such op `ConnectionLoss`
+        // (`ClientCnxn.conLossPacket`), as the simulator does (S21).
+        E::Custom(_) => ZkError::ConnectionLoss,
         E::SessionExpired => ZkError::SessionExpired,
         // Java's client answers calls on a closed handle with SessionExpired.
         E::ClientClosed => ZkError::SessionExpired,

@@ -434,18 +434,24 @@ impl Conductor<'_> {
         self.until(Done::State(k, Link::Disconnected)).await?;
         // What was in flight fails with ConnectionLoss.
         self.settle(k).await?;
-        // Record them as the Java client delivers them (and the simulator):
-        // its `cleanup()` fails the ops in the order they were sent
-        // (pending, then outgoing queue) before it queues `Disconnected`.
-        // `zookeeper-client` reports the state on its own channel first,
-        // and fails sent ops in `HashMap` order (`Depot::error`), so its
-        // order carries no information.
+        self.in_java_order(k, from);
+        Ok(())
+    }
+
+    /// Record what session `k` saw since `from` (a broken connection: ops
+    /// failing with `ConnectionLoss`, session events) as the Java client
+    /// delivers it, and the simulator: its `cleanup()` fails the ops in
+    /// the order they were sent (pending, then outgoing queue) before it
+    /// queues `Disconnected`. `zookeeper-client` reports the state on its
+    /// own channel first, and fails sent ops in `HashMap` order
+    /// (`Depot::error`), so its order carries no information. Session
+    /// events keep their own order.
+    fn in_java_order(&mut self, k: usize, from: usize) {
         self.slots[k].seen[from..].sort_by_key(|s| match s {
             Seen::Reply { step, .. } => (0, *step),
             Seen::Watch(_) => (1, 0),
             Seen::Session(_) => (2, 0),
         });
-        Ok(())
     }
 
     async fn reconnect(&mut self, k: usize, step: usize) -> Result<(), ConductorError> {
@@ -486,12 +492,16 @@ impl Conductor<'_> {
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
+        let from = self.slots[k].seen.len();
         let proxy = self.proxy(k);
         proxy.drop_connections();
         proxy.resume();
         if self.slots[k].link != Link::Expired {
             self.until(Done::State(k, Link::Expired)).await?;
         }
+        // Held ops failed when the connection broke.
+        self.settle(k).await?;
+        self.in_java_order(k, from);
         Ok(())
     }
 }

@@ -16,6 +16,7 @@ pub fn all() -> Vec<Script> {
         s21_answered_request_is_applied(),
         s21_lost_event_is_replayed(),
         s21_ops_queued_while_disconnected(),
+        s22_expiry_with_ops_in_flight(),
         s31_failed_multi_codes_from_the_wire(),
         s1_dot_components_and_non_bmp_are_refused(),
     ]
@@ -102,6 +103,20 @@ fn s21_ops_queued_while_disconnected() -> Script {
         .act(0, Action::Reconnect)
         .op(1, set("/@/q", b"v", -1))
         .op(0, exists("/@/q", false))
+}
+
+/// The session expires with an ephemeral create whose answer is held:
+/// the connection fails first (`ConnectionLoss`; the create was applied,
+/// and the expiry deletes it), then the client learns `Expired`.
+fn s22_expiry_with_ops_in_flight() -> Script {
+    Script::new("S22_expiry_with_ops_in_flight", 2)
+        .op(1, exists("/@/answered", true))
+        .act(0, Action::HoldReplies)
+        .act(0, Action::Send(create("/@/answered", E)))
+        .act(0, Action::Expire)
+        .op(1, exists("/@/answered", false))
+        .op(0, exists("/@/answered", false))
+        .op(1, create("/@/after", P))
 }
 
 /// Per-op codes of failed multis, decoded from the server's reply: rolled
