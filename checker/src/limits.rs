@@ -144,6 +144,13 @@ pub const JOBS: Limit = Limit {
     max: 64,
     why: "worker threads; more than the machine's cores only slows a sweep down",
 };
+/// `n` of `--shard k/n`: how many shards a random or PCT sweep is split into.
+pub const SHARDS: Limit = Limit {
+    name: "--shard",
+    min: 1,
+    max: 1_000_000,
+    why: "n of k/n, the shards a sweep is split into; each must get at least one seed",
+};
 pub const TIME_LIMIT: Limit = Limit {
     name: "--time-limit",
     min: 1,
@@ -225,7 +232,7 @@ pub const TOKEN_BYTES: Limit = Limit {
 };
 
 /// Every limit, in the order `docs/SCENARIOS.md` lists them.
-pub const ALL: [Limit; 28] = [
+pub const ALL: [Limit; 29] = [
     CLIENTS,
     SERVERS,
     ROUNDS,
@@ -241,6 +248,7 @@ pub const ALL: [Limit; 28] = [
     DEPTH,
     MEMORY_MB,
     JOBS,
+    SHARDS,
     TIME_LIMIT,
     COMPARE_SEEDS,
     COMPARE_CLIENT_COUNTS,
