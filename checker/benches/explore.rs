@@ -1,6 +1,8 @@
 //! Exploration speed for the sequential lock with 3 clients:
 //! random schedules per second and BFS distinct states per second, on one
-//! and two threads. docs/PERFORMANCE.md has the full-size figures.
+//! and two threads; and random-mode events per second on
+//! `scenarios/lock-sequential-faults.toml` (issue 9's target: ≥ 3 M per
+//! core). docs/PERFORMANCE.md has the full-size figures.
 //!
 //! `cargo bench -p zkcheck --bench explore`
 
@@ -26,6 +28,31 @@ fn random_schedules(c: &mut Criterion) {
         b.iter(|| {
             seed += 1;
             black_box(run_random(&scenario, seed))
+        })
+    });
+    group.finish();
+}
+
+/// Random mode's hot path: one batch of seeded runs of the faults scenario
+/// per iteration, its throughput counted in events (steps), so criterion
+/// prints events per second on one thread.
+fn random_events(c: &mut Criterion) {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../scenarios/lock-sequential-faults.toml"
+    );
+    let scenario = Scenario::from_file(std::path::Path::new(path)).expect("the scenario loads");
+    const SEEDS: u64 = 200;
+    let events: usize = (0..SEEDS)
+        .map(|seed| run_random(&scenario, seed).steps)
+        .sum();
+    let mut group = c.benchmark_group("lock-sequential-faults");
+    group.throughput(Throughput::Elements(events as u64));
+    group.bench_function("random events, 200 seeds", |b| {
+        b.iter(|| {
+            (0..SEEDS)
+                .map(|seed| black_box(run_random(&scenario, seed)).steps)
+                .sum::<usize>()
         })
     });
     group.finish();
@@ -66,5 +93,5 @@ fn bfs_states(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, random_schedules, bfs_states);
+criterion_group!(benches, random_schedules, random_events, bfs_states);
 criterion_main!(benches);

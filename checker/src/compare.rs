@@ -42,6 +42,9 @@ pub struct CompareConfig {
     pub timing: Timing,
     /// How long a holder keeps the lock, in ticks (`--hold-ticks`).
     pub hold_ticks: u64,
+    /// A step bound to use instead of the derived [`step_bound`] (tests
+    /// use it to cut runs short on purpose); `None`: derived.
+    pub max_steps: Option<usize>,
 }
 
 impl Default for CompareConfig {
@@ -54,6 +57,7 @@ impl Default for CompareConfig {
             first_seed: 0,
             timing: Timing::default(),
             hold_ticks: zkrecipes::Workload::default().hold_ticks,
+            max_steps: None,
         }
     }
 }
@@ -68,6 +72,47 @@ pub struct Row {
     pub time: TimeFigures,
     /// The same cell on a real server (`zkreal`'s `compare` example).
     pub real: Option<RealFigures>,
+    /// Runs cut at `explore.max_steps` before their natural end: their
+    /// figures describe unfinished runs, and every table, report and chart
+    /// that shows the cell says so ([`step_bound`] makes this rare).
+    pub cut_runs: u64,
+}
+
+impl Row {
+    /// The runs column: the count, and how many of them were cut short.
+    pub fn runs_text(&self) -> String {
+        match self.cut_runs {
+            0 => self.figures.runs.to_string(),
+            cut => format!("{} ({cut} cut at max_steps)", self.figures.runs),
+        }
+    }
+}
+
+/// Whether any cell has a run that was cut short.
+pub fn any_cut(rows: &[Row]) -> bool {
+    rows.iter().any(|r| r.cut_runs > 0)
+}
+
+/// One sentence naming every cell with runs cut short (empty if none).
+pub fn truncation_note(rows: &[Row]) -> String {
+    let cells: Vec<String> = rows
+        .iter()
+        .filter(|r| r.cut_runs > 0)
+        .map(|r| {
+            format!(
+                "{} at {} clients ({} of {} runs)",
+                r.recipe, r.clients, r.cut_runs, r.figures.runs
+            )
+        })
+        .collect();
+    if cells.is_empty() {
+        return String::new();
+    }
+    format!(
+        "TRUNCATED: runs were cut at explore.max_steps before their natural end in {}; \
+         the figures of those cells describe unfinished runs",
+        cells.join(", ")
+    )
 }
 
 /// A cell's figures measured on a real ZooKeeper (wall-clock times).
@@ -99,7 +144,10 @@ pub fn scenario_timed(recipe: &str, clients: usize, faults: bool, timing: Timing
         Property::Liveness,
         Property::NoLeaks,
     ];
-    s.explore.max_steps = s.explore.max_steps.max(400 * clients);
+    s.explore.max_steps = s
+        .explore
+        .max_steps
+        .max(step_bound(clients, s.workload.rounds));
     s.ensemble.max_time = s.ensemble.max_time.max(40 * clients as u64);
     if faults {
         s.faults = FaultBudget {
@@ -109,6 +157,31 @@ pub fn scenario_timed(recipe: &str, clients: usize, faults: bool, timing: Timing
         };
     }
     s
+}
+
+/// Steps a compared run takes at most for one acquisition besides its
+/// herd: a create, a listing or two, watches, replies, the hold's ticks,
+/// faults and reconnects (the sequential lock takes about 6 requests and
+/// 12 steps; the margin covers retries after faults).
+pub const STEPS_PER_ACQUISITION: usize = 400;
+/// Steps one release can cost per other client: a herd wakes every waiter,
+/// and each woken waiter handles the notification, sends a create, handles
+/// its failure, sends an `exists` and handles that reply (5 steps, one
+/// request taken per send; 8 leaves room for reconnects under faults).
+pub const STEPS_PER_WOKEN_WAITER: usize = 8;
+
+/// The step bound of a compared run, derived from its workload: `clients ×
+/// rounds` acquisitions, each costing at most [`STEPS_PER_ACQUISITION`]
+/// plus [`STEPS_PER_WOKEN_WAITER`] for every other client a herd may wake
+/// (the naive lock's release is O(N), so its run is O(N²) steps). A fixed
+/// bound would silently cut large runs short: the naive lock at 1,000
+/// clients takes about 2.5 million steps.
+pub fn step_bound(clients: usize, rounds: u32) -> usize {
+    let per_acquisition =
+        STEPS_PER_ACQUISITION.saturating_add(STEPS_PER_WOKEN_WAITER.saturating_mul(clients));
+    clients
+        .saturating_mul(rounds as usize)
+        .saturating_mul(per_acquisition)
 }
 
 /// A cell the comparison cannot run: its scenario is refused (a client
@@ -152,6 +225,9 @@ pub fn compare_with(
         for &clients in &config.clients {
             let mut s = scenario_timed(recipe, clients, config.faults, config.timing);
             s.workload.hold_ticks = config.hold_ticks;
+            if let Some(steps) = config.max_steps {
+                s.explore.max_steps = steps;
+            }
             s.validate().map_err(|invalid| CompareError {
                 recipe: recipe.clone(),
                 clients,
@@ -163,7 +239,7 @@ pub fn compare_with(
     let jobs: Vec<(usize, u64)> = (0..cells.len())
         .flat_map(|cell| (0..config.seeds).map(move |i| (cell, config.first_seed.wrapping_add(i))))
         .collect();
-    let figures: Vec<Option<(usize, Tally, TimeFigures)>> = jobs
+    let figures: Vec<Option<(usize, Tally, TimeFigures, bool)>> = jobs
         .par_iter()
         .map(|&(cell, seed)| {
             if progress.stopped().is_some() {
@@ -171,7 +247,7 @@ pub fn compare_with(
             }
             let (outcome, time) = run_timed(&cells[cell].2, seed);
             progress.inc(1);
-            Some((cell, outcome.figures, time))
+            Some((cell, outcome.figures, time, outcome.cut))
         })
         .collect();
     let mut rows: Vec<Row> = cells
@@ -182,12 +258,14 @@ pub fn compare_with(
             figures: Tally::default(),
             time: TimeFigures::default(),
             real: None,
+            cut_runs: 0,
         })
         .collect();
     let complete = figures.iter().all(Option::is_some);
-    for (cell, f, t) in figures.iter().flatten() {
+    for (cell, f, t, cut) in figures.iter().flatten() {
         rows[*cell].figures.merge(f);
         rows[*cell].time.merge(t);
+        rows[*cell].cut_runs += u64::from(*cut);
     }
     Ok((rows, complete))
 }
@@ -275,6 +353,12 @@ pub fn cli(args: &crate::cli::CompareArgs, io: &mut crate::cli::Io) -> crate::cl
             Err(e) => return bad_input(io, e),
         }
     }
+    if any_cut(&rows) {
+        // Every run was made, but some did not reach their end: the table
+        // and the report say which, and the command does not say "ok".
+        crate::cli::say!(io, "{}", truncation_note(&rows));
+        return Exit::Incomplete;
+    }
     Exit::Ok
 }
 
@@ -297,7 +381,7 @@ pub fn table(rows: &[Row]) -> String {
             "| {} | {} | {} | {} | {:.2} | {} | {:.2} | {} | {:.2} | {:.1} | {:.1} | {:.1} | {:.0} | {} | {} | {} |",
             r.recipe,
             r.clients,
-            f.runs,
+            r.runs_text(),
             f.acquisitions,
             f.wakeups_per_acquisition(),
             f.max_wakeups_per_release(),
@@ -396,9 +480,50 @@ mod tests {
             figures: f,
             time: TimeFigures::default(),
             real: None,
+            cut_runs: 0,
         }];
         let t = table(&rows);
         assert!(t.contains("| naive | 4 | 2 | 4 | 1.50 | 3 | 3.00 |"), "{t}");
+    }
+
+    fn naive(clients: usize, max_steps: Option<usize>) -> Row {
+        let config = CompareConfig {
+            recipes: vec!["naive".into()],
+            clients: vec![clients],
+            seeds: 1,
+            max_steps,
+            ..CompareConfig::default()
+        };
+        compare(&config).unwrap().remove(0)
+    }
+
+    #[test]
+    fn a_run_cut_at_its_step_bound_is_reported_truncated_everywhere() {
+        let row = naive(8, Some(60));
+        assert_eq!(row.cut_runs, 1);
+        assert!(row.figures.acquisitions < 8, "{:?}", row.figures);
+        let rows = [row];
+        assert!(any_cut(&rows));
+        assert!(table(&rows).contains("| naive | 8 | 1 (1 cut at max_steps) |"));
+        let note = truncation_note(&rows);
+        assert!(note.starts_with("TRUNCATED") && note.contains("naive at 8 clients (1 of 1 runs)"));
+        let md = crate::report::markdown(&CompareConfig::default(), &rows);
+        assert!(md.contains(&note), "{md}");
+    }
+
+    #[test]
+    fn the_derived_step_bound_lets_the_naive_herd_finish_where_400_per_client_did_not() {
+        // The naive lock's run is O(N²) steps: at 200 clients the former
+        // fixed bound of 400 steps per client cut it short, silently.
+        let n = 200;
+        let old = naive(n, Some(400 * n));
+        assert_eq!(old.cut_runs, 1);
+        assert!(old.figures.acquisitions < n as u64);
+        let scaled = naive(n, None);
+        assert_eq!(scaled.cut_runs, 0);
+        assert_eq!(scaled.figures.acquisitions, n as u64);
+        assert!(!any_cut(&[scaled]));
+        assert!(step_bound(n, 1) > 400 * n);
     }
 
     #[test]

@@ -8,6 +8,8 @@
 //! - [`explore`]: strategies (random, PCT, BFS/DFS) behind one trait, and replay.
 //! - [`shrink`], [`trace`], [`token`]: from a failure to a short, readable,
 //!   replayable counterexample.
+//! - [`shard`], [`summary`], [`merge`]: a sweep split over machines, each
+//!   shard's machine-readable result, and the shards merged into one verdict.
 //! - [`cli`]: the `zkcheck` command.
 
 pub mod aim;
@@ -18,6 +20,7 @@ pub mod counterexample;
 pub mod explore;
 pub mod invariant;
 pub mod limits;
+pub mod merge;
 pub mod model;
 pub mod monitor;
 pub mod panics;
@@ -26,8 +29,10 @@ pub mod report;
 pub mod run;
 pub mod scenario;
 pub mod schedule;
+pub mod shard;
 pub mod shrink;
 pub mod stop;
+pub mod summary;
 pub mod timing;
 pub mod token;
 pub mod trace;

@@ -56,7 +56,7 @@ impl Limit {
 pub const CLIENTS: Limit = Limit {
     name: "clients",
     min: 1,
-    max: 256,
+    max: 1024,
     why: "a world holds every client; herds grow with the square of the count",
 };
 pub const SERVERS: Limit = Limit {
@@ -117,8 +117,8 @@ pub const SCHEDULES: Limit = Limit {
 pub const MAX_STEPS: Limit = Limit {
     name: "explore.max_steps",
     min: 1,
-    max: 1_000_000,
-    why: "every run keeps its schedule in memory, one per worker",
+    max: 10_000_000,
+    why: "every run keeps its schedule in memory, one per worker (24 bytes a step)",
 };
 pub const PCT_DEPTH: Limit = Limit {
     name: "explore.pct_depth",
@@ -143,6 +143,13 @@ pub const JOBS: Limit = Limit {
     min: 1,
     max: 64,
     why: "worker threads; more than the machine's cores only slows a sweep down",
+};
+/// `n` of `--shard k/n`: how many shards a random or PCT sweep is split into.
+pub const SHARDS: Limit = Limit {
+    name: "--shard",
+    min: 1,
+    max: 1_000_000,
+    why: "n of k/n, the shards a sweep is split into; each must get at least one seed",
 };
 pub const TIME_LIMIT: Limit = Limit {
     name: "--time-limit",
@@ -225,7 +232,7 @@ pub const TOKEN_BYTES: Limit = Limit {
 };
 
 /// Every limit, in the order `docs/SCENARIOS.md` lists them.
-pub const ALL: [Limit; 28] = [
+pub const ALL: [Limit; 29] = [
     CLIENTS,
     SERVERS,
     ROUNDS,
@@ -241,6 +248,7 @@ pub const ALL: [Limit; 28] = [
     DEPTH,
     MEMORY_MB,
     JOBS,
+    SHARDS,
     TIME_LIMIT,
     COMPARE_SEEDS,
     COMPARE_CLIENT_COUNTS,
@@ -285,8 +293,8 @@ mod tests {
     fn a_value_out_of_range_names_the_field_and_the_range() {
         let e = CLIENTS.check(1_000_000_000).unwrap_err();
         assert!(e.contains("`clients` = 1000000000"), "{e}");
-        assert!(e.contains("between 1 and 256"), "{e}");
-        assert_eq!(CLIENTS.check(256), Ok(256));
+        assert!(e.contains("between 1 and 1024"), "{e}");
+        assert_eq!(CLIENTS.check(1024), Ok(1024));
         assert!(CLIENTS.check(0).is_err());
     }
 

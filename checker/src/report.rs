@@ -280,6 +280,13 @@ pub fn markdown_in(config: &CompareConfig, rows: &[Row], dir: &Path) -> String {
          requests and sending notifications.\n\n",
     );
     out.push_str(&crate::compare::table(rows));
+    if crate::compare::any_cut(rows) {
+        let _ = writeln!(
+            out,
+            "\n**{}** (marked × in the charts).",
+            crate::compare::truncation_note(rows)
+        );
+    }
     if rows.iter().any(|r| r.real.is_some()) {
         out.push_str(
             "\n## Simulated vs real server\n\n\
@@ -419,6 +426,20 @@ fn chart(
         chart
             .draw_series(DashedLineSeries::new(means, 6, 4, color.stroke_width(1)))
             .map_err(|e| err(&e))?;
+        // A cell with runs cut short: its point describes unfinished runs.
+        let cut = mine.iter().filter(|r| r.cut_runs > 0);
+        chart
+            .draw_series(
+                cut.map(|r| Cross::new((log2(r.clients), solid(r)), 8, BLACK.stroke_width(2))),
+            )
+            .map_err(|e| err(&e))?;
+    }
+    if crate::compare::any_cut(rows) {
+        chart
+            .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
+            .map_err(|e| err(&e))?
+            .label("× runs cut at max_steps (unfinished)")
+            .legend(|(x, y)| Cross::new((x + 10, y), 6, BLACK.stroke_width(2)));
     }
     // Two legend entries that draw nothing on the chart: what the line styles mean.
     for (label, dashes) in [(lines.solid, false), (lines.dashed, true)] {
@@ -527,6 +548,7 @@ mod tests {
                         figures,
                         time,
                         real: None,
+                        cut_runs: 0,
                     }
                 })
             })

@@ -74,21 +74,21 @@ fn huge_client_counts_are_refused_with_the_field_and_its_line() {
     for (value, needle) in [
         ("18446744073709551615", "t.toml:3:"),
         ("9223372036854775807", "`clients` = 9223372036854775807"),
-        ("1000000000", "between 1 and 256"),
+        ("1000000000", "between 1 and 1024"),
         ("10000", "`clients` = 10000"),
         ("-1", "t.toml:3:"),
     ] {
         let path = file("t.toml", &lock_with(&format!("clients = {value}\n")));
         assert_bad(&zk(&["check", &path]), &[needle]);
     }
-    // A naive lock with 1000 clients: refused before anything runs.
+    // A naive lock with 2000 clients: refused before anything runs.
     let path = file(
         "naive.toml",
-        "name = \"n\"\nrecipe = \"naive\"\nclients = 1000\n",
+        "name = \"n\"\nrecipe = \"naive\"\nclients = 2000\n",
     );
     assert_bad(
         &zk(&["check", &path]),
-        &["naive.toml:3:11", "`clients` = 1000"],
+        &["naive.toml:3:11", "`clients` = 2000"],
     );
 }
 
@@ -167,7 +167,7 @@ fn flags_out_of_range_are_refused() {
 fn compare_numbers_are_refused() {
     for (args, needle) in [
         (&["--clients", "18446744073709551615"][..], "`--clients`"),
-        (&["--clients", "1000000000"], "between 1 and 256"),
+        (&["--clients", "1000000000"], "between 1 and 1024"),
         (&["--clients", "100000"], "`--clients` = 100000"),
         (&["--clients", "0"], "`--clients` = 0"),
         (&["--seeds", "0"], "`--seeds` = 0"),

@@ -26,6 +26,7 @@ mod proxy;
 mod run;
 mod server;
 mod wakeset;
+pub mod wire;
 
 pub use proxy::FaultProxy;
 pub use run::{drive, drive_blocking, DriveConfig, DriveError, RealRun};

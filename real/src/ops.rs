@@ -274,6 +274,11 @@ pub(crate) fn map_error(error: zk::Error) -> ZkError {
         E::NotEmpty => ZkError::NotEmpty,
         E::NoChildrenForEphemerals => ZkError::NoChildrenForEphemerals,
         E::ConnectionLoss => ZkError::ConnectionLoss,
+        // The session task fails what is outstanding with the connection's
+        // own error (an I/O error, "no response from connection in …ms");
+        // the Java client answers every such op `ConnectionLoss`
+        // (`ClientCnxn.conLossPacket`), as the simulator does (S21).
+        E::Custom(_) => ZkError::ConnectionLoss,
         E::SessionExpired => ZkError::SessionExpired,
         // Java's client answers calls on a closed handle with SessionExpired.
         E::ClientClosed => ZkError::SessionExpired,
@@ -294,6 +299,36 @@ pub(crate) fn map_error(error: zk::Error) -> ZkError {
         },
         _ => ZkError::RuntimeInconsistency,
     }
+}
+
+/// The error a server code names, as zksim spells it (0, inside a failed
+/// multi, is [`ZkError::RolledBack`]); `None` for a code zksim has no name for.
+pub(crate) fn error_from_code(code: i32) -> Option<ZkError> {
+    use ZkError::*;
+    [
+        RolledBack,
+        RuntimeInconsistency,
+        DataInconsistency,
+        ConnectionLoss,
+        MarshallingError,
+        Unimplemented,
+        OperationTimeout,
+        BadArguments,
+        NoNode,
+        NoAuth,
+        BadVersion,
+        NoChildrenForEphemerals,
+        NodeExists,
+        NotEmpty,
+        SessionExpired,
+        InvalidCallback,
+        InvalidAcl,
+        AuthFailed,
+        SessionMoved,
+        NotReadOnly,
+    ]
+    .into_iter()
+    .find(|e| e.code() == code)
 }
 
 /// A node event as zksim names it; `None` for session-state events, which
@@ -327,6 +362,15 @@ mod tests {
         assert!(WatchClass::Child.hears(NodeDeleted));
         assert!(!WatchClass::Child.hears(NodeCreated));
         assert!(!WatchClass::Child.hears(NodeDataChanged));
+    }
+
+    #[test]
+    fn codes_name_their_errors() {
+        assert_eq!(error_from_code(0), Some(ZkError::RolledBack));
+        assert_eq!(error_from_code(-2), Some(ZkError::RuntimeInconsistency));
+        assert_eq!(error_from_code(-101), Some(ZkError::NoNode));
+        assert_eq!(error_from_code(-103), Some(ZkError::BadVersion));
+        assert_eq!(error_from_code(12345), None);
     }
 
     #[test]

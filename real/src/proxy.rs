@@ -5,13 +5,22 @@
 //! Clients connect to the proxy's port; each accepted connection is relayed
 //! to the server by two threads (one per direction). This is harness code
 //! around a real run, not part of a simulated one, so OS threads are fine.
+//!
+//! The relay moves whole packets (see [`crate::wire`]) and holds a paused
+//! direction at packet boundaries. It counts the requests and replies it
+//! has read, so that a conductor can tell that a request is held on the
+//! wire or that the server has answered it (it applied it) while the
+//! answer is held; and it keeps the multi replies it passed on, decoded, so
+//! that a failed multi's per-op codes can be read as the server sent them.
 
 use std::io::{self, Read, Write};
 use std::net::{Ipv4Addr, Shutdown, SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{mpsc, Arc, Mutex, PoisonError};
 use std::thread::{self, JoinHandle};
 use std::time::Duration;
+
+use crate::wire::{self, MultiReply};
 
 /// How often a paused relay looks at whether it may go on.
 const PAUSE_POLL: Duration = Duration::from_millis(5);
@@ -33,9 +42,78 @@ struct Shared {
     /// Server → client bytes are held.
     paused_down: AtomicBool,
     stopping: AtomicBool,
+    /// What the relays read and passed on.
+    tap: Mutex<Tap>,
+    /// Numbers the accepted connections (xids are per connection).
+    next_conn: AtomicU64,
+}
+
+#[derive(Debug, Default)]
+struct Tap {
+    /// Client requests (xid > 0: not pings, auth, `SetWatches`) read so far.
+    requests: usize,
+    /// Server replies to such requests read so far (held or not).
+    replies: usize,
+    /// `(connection, xid)` of every multi request read.
+    multis: Vec<(u64, i32)>,
+    /// Multi replies passed on to the client, oldest first, each with a
+    /// serial number to take it back if the write fails.
+    multi_replies: Vec<(u64, MultiReply)>,
+    next_serial: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Direction {
+    Up,
+    Down,
 }
 
 impl Shared {
+    fn tap(&self) -> std::sync::MutexGuard<'_, Tap> {
+        self.tap.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Note what `frame` is; returns the serial of a multi reply recorded
+    /// as passed on (before it is written, so that it is there by the time
+    /// the client can act on it).
+    fn inspect(&self, direction: Direction, conn: u64, frame: &[u8]) -> Option<u64> {
+        let mut tap = self.tap();
+        match direction {
+            Direction::Up => {
+                let (xid, op) = wire::request_header(frame)?;
+                if xid > 0 {
+                    tap.requests += 1;
+                    if op == wire::OP_MULTI {
+                        tap.multis.push((conn, xid));
+                    }
+                }
+                None
+            }
+            Direction::Down => {
+                let reply = wire::reply(frame)?;
+                if reply.xid <= 0 {
+                    return None;
+                }
+                tap.replies += 1;
+                let at = tap.multis.iter().position(|&m| m == (conn, reply.xid))?;
+                tap.multis.remove(at);
+                let decoded = wire::multi_response(reply.err, reply.body).unwrap_or(MultiReply {
+                    header_err: reply.err,
+                    entries: Vec::new(),
+                });
+                let serial = tap.next_serial;
+                tap.next_serial += 1;
+                tap.multi_replies.push((serial, decoded));
+                Some(serial)
+            }
+        }
+    }
+
+    /// A recorded multi reply never reached the client.
+    fn unrecord(&self, serial: u64) {
+        self.tap().multi_replies.retain(|(s, _)| *s != serial);
+    }
+
     fn drop_all(&self) {
         let open = std::mem::take(&mut *self.open.lock().unwrap_or_else(PoisonError::into_inner));
         for (client, server) in open {
@@ -88,6 +166,35 @@ impl FaultProxy {
         self.shared.paused_up.store(true, Ordering::SeqCst);
     }
 
+    /// Hold only what the server sends: requests still reach it and it
+    /// applies them, but their answers (and notifications) stay in flight.
+    pub fn pause_replies(&self) {
+        self.shared.paused_down.store(true, Ordering::SeqCst);
+    }
+
+    /// How many client requests (not pings, auth or `SetWatches`) the proxy
+    /// has read from clients, including held ones.
+    pub fn requests_seen(&self) -> usize {
+        self.shared.tap().requests
+    }
+
+    /// How many server replies to client requests the proxy has read,
+    /// including held ones: a reply read means the server answered.
+    pub fn replies_seen(&self) -> usize {
+        self.shared.tap().replies
+    }
+
+    /// The oldest multi reply passed on to a client and not yet taken, if
+    /// `wanted` accepts it (it stays otherwise).
+    pub fn next_multi_reply_if(
+        &self,
+        wanted: impl FnOnce(&MultiReply) -> bool,
+    ) -> Option<MultiReply> {
+        let mut tap = self.shared.tap();
+        let first = tap.multi_replies.first()?;
+        wanted(&first.1).then(|| tap.multi_replies.remove(0).1)
+    }
+
     /// Let held bytes flow again.
     pub fn resume(&self) {
         self.shared.paused_up.store(false, Ordering::SeqCst);
@@ -133,29 +240,89 @@ fn accept_loop(listener: TcpListener, upstream: SocketAddr, shared: Arc<Shared>)
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .push((client_kept, server_kept));
+        let conn = shared.next_conn.fetch_add(1, Ordering::SeqCst);
         let up = shared.clone();
         let down = shared.clone();
         let _ = thread::Builder::new()
             .name("zk-proxy-up".into())
-            .spawn(move || relay(client_reader, server, &up.paused_up, &up));
+            .spawn(move || relay(client_reader, server, Direction::Up, conn, up));
         let _ = thread::Builder::new()
             .name("zk-proxy-down".into())
-            .spawn(move || relay(server_reader, client, &down.paused_down, &down));
+            .spawn(move || relay(server_reader, client, Direction::Down, conn, down));
     }
 }
 
-/// Copy `from` to `to` until either end closes, holding data while paused.
-fn relay(mut from: TcpStream, mut to: TcpStream, paused: &AtomicBool, shared: &Shared) {
+/// Copy `from` to `to` packet by packet until either end closes, holding
+/// each packet while its direction is paused. A held packet is lost if the
+/// connection is dropped meanwhile.
+///
+/// Reading and writing are two threads joined by a queue, so that packets
+/// behind a held one are still read (and counted) while it waits.
+fn relay(from: TcpStream, to: TcpStream, direction: Direction, conn: u64, shared: Arc<Shared>) {
+    let (queue, held) = mpsc::channel::<(Vec<u8>, Option<u64>)>();
+    let writer_shared = shared.clone();
+    let (Ok(from_kept), Ok(to_kept)) = (from.try_clone(), to.try_clone()) else {
+        return;
+    };
+    let writer = thread::Builder::new()
+        .name("zk-proxy-writer".into())
+        .spawn(move || write_held(held, to_kept, from_kept, direction, &writer_shared));
+    if writer.is_err() {
+        return;
+    }
+    read_frames(from, direction, conn, &shared, &queue);
+    // Dropping the queue lets the writer pass on what is left, then stop.
+    drop(queue);
+}
+
+fn read_frames(
+    mut from: TcpStream,
+    direction: Direction,
+    conn: u64,
+    shared: &Shared,
+    queue: &mpsc::Sender<(Vec<u8>, Option<u64>)>,
+) {
     let mut buf = [0u8; 16 * 1024];
+    let mut pending = Vec::new();
+    // The first packet each way is the session handshake, not a request/reply.
+    let mut handshake = true;
     loop {
-        wait_while_paused(paused, shared);
         let n = match from.read(&mut buf) {
-            Ok(0) | Err(_) => break,
+            Ok(0) | Err(_) => return,
             Ok(n) => n,
         };
-        // A read that was already blocked when the pause began must not slip through.
+        pending.extend_from_slice(&buf[..n]);
+        while let Some(frame) = wire::take_frame(&mut pending) {
+            let recorded = if handshake {
+                None
+            } else {
+                shared.inspect(direction, conn, &frame)
+            };
+            handshake = false;
+            if queue.send((frame, recorded)).is_err() {
+                return;
+            }
+        }
+    }
+}
+
+fn write_held(
+    held: mpsc::Receiver<(Vec<u8>, Option<u64>)>,
+    mut to: TcpStream,
+    from: TcpStream,
+    direction: Direction,
+    shared: &Shared,
+) {
+    let paused = match direction {
+        Direction::Up => &shared.paused_up,
+        Direction::Down => &shared.paused_down,
+    };
+    for (frame, recorded) in held {
         wait_while_paused(paused, shared);
-        if to.write_all(&buf[..n]).is_err() {
+        if to.write_all(&frame).is_err() {
+            if let Some(serial) = recorded {
+                shared.unrecord(serial);
+            }
             break;
         }
     }

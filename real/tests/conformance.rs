@@ -11,7 +11,7 @@ mod conformance_support;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use conformance_support::{checks, generated, herd, ordering, refusals, scripts};
+use conformance_support::{checks, generated, herd, inflight, ordering, refusals, scripts};
 use zkreal::conformance::real::ConductorError;
 use zkreal::conformance::{self, Observations, Script};
 use zkreal::TestServer;
@@ -37,6 +37,9 @@ impl Bench<'_> {
         let real = self
             .run_real(&rooted, &root)
             .map_err(|e| format!("{}real server: {e}", script.listing()))?;
+        if std::env::var_os("CONFORMANCE_SHOW").is_some() {
+            println!("{}", conformance::side_by_side(&rooted, &sim, &real));
+        }
         match conformance::compare(&rooted, &sim, &real) {
             None => Ok(()),
             Some(diff) => Err(diff),
@@ -82,13 +85,32 @@ fn main() {
         passed: 0,
         failed: 0,
     };
+    // `CONFORMANCE_ONLY=S21` runs only the hand-written scripts whose name
+    // contains `S21`, nothing else (for working on one rule); the summary
+    // says so.
+    let only = std::env::var("CONFORMANCE_ONLY").ok();
     for script in scripts::all()
         .into_iter()
         .chain(ordering::all())
         .chain(checks::all())
+        .chain(inflight::all())
+        .filter(|s| only.as_ref().is_none_or(|o| s.name.contains(o.as_str())))
     {
         let result = bench.check(&script);
         bench.record(&script.name, result);
+    }
+    if let Some(only) = only {
+        println!(
+            "conformance: FILTERED to hand-written scripts containing {only:?}: {} passed, {} failed",
+            bench.passed, bench.failed
+        );
+        let failed = bench.failed;
+        drop(bench);
+        drop(server);
+        if failed > 0 {
+            std::process::exit(1);
+        }
+        return;
     }
     let refused = refusals::run(&mut bench);
     let hand = bench.passed + bench.failed - refused;

@@ -21,50 +21,40 @@ use crate::proto::{CreateMode, Op, ZkError};
 /// `U+007F..=U+009F`, surrogates and private use `U+D800..=U+F8FF`,
 /// `U+FFF0..=U+FFFF`, and anything beyond the BMP.
 pub fn validate_path(path: &str) -> Result<(), ZkError> {
-    let chars: Vec<char> = path.chars().collect();
-    let Some(&first) = chars.first() else {
-        return Err(ZkError::BadArguments);
-    };
-    if first != '/' {
-        return Err(ZkError::BadArguments);
-    }
-    if chars.len() == 1 {
-        return Ok(()); // the root
-    }
-    if chars[chars.len() - 1] == '/' {
-        return Err(ZkError::BadArguments);
-    }
-    let mut last = '/';
-    for i in 1..chars.len() {
-        let c = chars[i];
-        let next_ends_component = i + 1 == chars.len() || chars[i + 1] == '/';
-        let bad = match c {
-            '\0' => true,
-            '/' => last == '/', // an empty component
-            // `..` and `.` components; `...` and `.a` are names.
-            '.' if last == '.' => chars[i - 2] == '/' && next_ends_component,
-            '.' => last == '/' && next_ends_component,
-            _ => is_disallowed_char(c),
-        };
-        if bad {
-            return Err(ZkError::BadArguments);
-        }
-        last = c;
-    }
-    Ok(())
+    check_components(path, false)
 }
 
 /// `PathUtils.validatePath(path, isSequential)`: a sequential create's path
 /// is checked with a digit appended, so `/q/` is a legal sequential prefix (S2).
 pub fn validate_create_path(path: &str, mode: CreateMode) -> Result<(), ZkError> {
-    if mode.is_sequential() {
-        let mut with_suffix = String::with_capacity(path.len() + 1);
-        with_suffix.push_str(path);
-        with_suffix.push('1');
-        validate_path(&with_suffix)
-    } else {
-        validate_path(path)
+    check_components(path, mode.is_sequential())
+}
+
+/// `validatePath(path)`, or with `digit` `validatePath(path + "1")`, checked
+/// component by component on the string itself: this runs for every request
+/// a client sends and every read a server answers, so it must not allocate.
+fn check_components(path: &str, digit: bool) -> Result<(), ZkError> {
+    let Some(rest) = path.strip_prefix('/') else {
+        return Err(ZkError::BadArguments); // empty or relative
+    };
+    if rest.is_empty() && !digit {
+        return Ok(()); // the root
     }
+    let mut components = rest.split('/').peekable();
+    while let Some(component) = components.next() {
+        // The appended digit extends the last component: `""` becomes `1`,
+        // `.` and `..` become the names `.1` and `..1`.
+        let extended = digit && components.peek().is_none();
+        let bad = match component {
+            // A trailing slash or `//` leaves an empty component.
+            "" | "." | ".." => !extended,
+            name => name.chars().any(|c| c == '\0' || is_disallowed_char(c)),
+        };
+        if bad {
+            return Err(ZkError::BadArguments);
+        }
+    }
+    Ok(())
 }
 
 /// The checks the Java client makes before sending `op` (paths, and what a
@@ -183,6 +173,50 @@ mod tests {
         assert!(validate_create_path("/q/", CreateMode::PersistentSequential).is_ok());
         assert!(validate_create_path("/q/", CreateMode::Persistent).is_err());
         assert!(validate_create_path("/q//", CreateMode::EphemeralSequential).is_err());
+    }
+
+    /// The former implementation, which indexed a collected `Vec<char>`:
+    /// the allocation-free one must agree with it on every path.
+    fn reference(path: &str) -> bool {
+        let chars: Vec<char> = path.chars().collect();
+        let Some(&first) = chars.first() else {
+            return false;
+        };
+        if first != '/' {
+            return false;
+        }
+        if chars.len() == 1 {
+            return true;
+        }
+        if chars[chars.len() - 1] == '/' {
+            return false;
+        }
+        let mut last = '/';
+        for i in 1..chars.len() {
+            let c = chars[i];
+            let next_ends_component = i + 1 == chars.len() || chars[i + 1] == '/';
+            let bad = match c {
+                '\0' => true,
+                '/' => last == '/',
+                '.' if last == '.' => chars[i - 2] == '/' && next_ends_component,
+                '.' => last == '/' && next_ends_component,
+                _ => is_disallowed_char(c),
+            };
+            if bad {
+                return false;
+            }
+            last = c;
+        }
+        true
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn agrees_with_the_reference(path in "[/.a1\\x00\\x7f\u{e000}]{0,8}") {
+            proptest::prop_assert_eq!(ok(&path), reference(&path), "{:?}", path);
+            let seq = validate_create_path(&path, CreateMode::PersistentSequential).is_ok();
+            proptest::prop_assert_eq!(seq, reference(&format!("{path}1")), "{:?} + 1", path);
+        }
     }
 
     #[test]

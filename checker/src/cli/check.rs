@@ -1,16 +1,21 @@
 //! `zkcheck check <scenario>`: explore, and on a failure shrink it, print
 //! its trace and a replay token. "ok" only for a complete exploration.
+//! With `--shard k/n`, only that shard's seeds ([`crate::shard`]); with
+//! `--json`, the result object ([`crate::summary`]) on stdout and the
+//! human summary on stderr.
 
 use std::time::Instant;
 
 use crate::counterexample::Counterexample;
-use crate::explore::{self, Exploration, Failure, Options};
-use crate::monitor::Tally;
+use crate::explore::{self, Exploration, Options};
+use crate::monitor::{Property, Tally};
 use crate::progress::{Display, Progress};
 use crate::scenario::{property_name, Scenario, StrategyKind};
+use crate::shard::Shard;
 use crate::stop::install_signal_handler;
-use crate::token::Token;
+use crate::summary::{incompleteness, Summary};
 
+use super::io::Text;
 use super::{bad_input, options, say, CheckArgs, Exit, Io};
 
 pub fn check(args: &CheckArgs, io: &mut Io) -> Exit {
@@ -18,15 +23,19 @@ pub fn check(args: &CheckArgs, io: &mut Io) -> Exit {
         Ok(s) => s,
         Err(e) => return bad_input(io, e),
     };
-    let (options, stop) = match options::options(args, &scenario)
-        .and_then(|o| Ok((o, options::stop(args, &scenario)?)))
-    {
+    let flags = options::options(args, &scenario).and_then(|o| {
+        let shard = options::shard(args, &o)?;
+        Ok((o, shard, options::stop(args, &scenario)?))
+    });
+    let (whole, shard, stop) = match flags {
         Ok(x) => x,
         Err(e) => return bad_input(io, e),
     };
     install_signal_handler();
 
-    let seeded = matches!(options.strategy, StrategyKind::Random | StrategyKind::Pct);
+    let seeded = matches!(whole.strategy, StrategyKind::Random | StrategyKind::Pct);
+    // A shard explores its own seeds with the whole run's every other option.
+    let options = if seeded { shard.narrow(&whole) } else { whole };
     let progress = Progress::new(
         seeded.then_some(options.schedules),
         Display::for_stderr(args.quiet),
@@ -36,69 +45,69 @@ pub fn check(args: &CheckArgs, io: &mut Io) -> Exit {
     let result = explore::strategy(&options).explore(&scenario, &progress);
     progress.finish();
     let secs = started.elapsed().as_secs_f64();
-    print_summary(io, &scenario, &options, &result, secs);
 
+    // With --json, stdout holds the result object alone and the human
+    // summary goes to stderr.
+    let Io { out, err } = io;
+    let mut human = Text {
+        out: if args.json { err } else { out },
+    };
+    print_summary(&mut human, &scenario, &options, shard, &result, secs);
+
+    let mut exit = Exit::Ok;
+    let mut counterexample = None;
+    let mut report_error = None;
     if let Some(failure) = &result.failure {
-        let token = print_failure(io, &scenario, failure, &progress);
+        // Ctrl-C or the time limit also end shrinking, with what it has.
+        let (c, token) = Counterexample::shrunk_until(&scenario, failure, &|| progress.stopped());
+        say!(human);
+        say!(human, "{c}");
+        counterexample = Some(c);
+        exit = Exit::Violation;
         if let (Some(token), Some(dir)) = (token, &args.report) {
             match crate::viewer::write_counterexample(dir, &token) {
                 Ok(paths) => {
                     for p in paths {
-                        say!(io, "wrote {}", p.display());
+                        say!(human, "wrote {}", p.display());
                     }
                 }
-                Err(e) => return bad_input(io, e),
+                Err(e) => report_error = Some(e),
             }
         }
-        return Exit::Violation;
+    } else {
+        let incomplete = incompleteness(&scenario, &options, &result);
+        if incomplete.is_empty() {
+            say!(
+                human,
+                "ok: every hard check held on a complete exploration ({})",
+                explored(&options, shard, &result)
+            );
+        } else {
+            for reason in &incomplete {
+                say!(human, "INCOMPLETE: {reason}");
+            }
+            say!(
+                human,
+                "not ok: no hard check failed in what was explored, but the exploration is incomplete"
+            );
+            exit = Exit::Incomplete;
+        }
     }
-    let incomplete = incompleteness(&scenario, &options, &result);
-    if incomplete.is_empty() {
-        say!(
-            io,
-            "ok: every hard check held on a complete exploration ({})",
-            explored(&options, &result)
-        );
-        return Exit::Ok;
+    if args.json {
+        let summary = Summary::of_check(&scenario, &whole, shard, &result, counterexample.as_ref());
+        say!(io, "{}", summary.to_json());
     }
-    for reason in &incomplete {
-        say!(io, "INCOMPLETE: {reason}");
+    match report_error {
+        Some(e) => bad_input(io, e),
+        None => exit,
     }
-    say!(
-        io,
-        "not ok: no hard check failed in what was explored, but the exploration is incomplete"
-    );
-    Exit::Incomplete
 }
 
-/// Why the exploration did not cover what it was asked to (empty: it did).
-fn incompleteness(scenario: &Scenario, options: &Options, r: &Exploration) -> Vec<String> {
-    let mut reasons = Vec::new();
-    if let Some(stop) = &r.ended_by {
-        reasons.push(format!("the exploration stopped early: {stop}"));
-    }
-    if r.schedules == 0 && r.events == 0 {
-        reasons.push("nothing was explored".to_string());
-    }
-    if r.runs_cut > 0 {
-        reasons.push(format!(
-            "{} of {} runs were cut at explore.max_steps = {} before their natural end \
-             (their end-of-run checks saw unfinished runs); raise explore.max_steps",
-            r.runs_cut, r.schedules, scenario.explore.max_steps
-        ));
-    }
-    let seeded = matches!(options.strategy, StrategyKind::Random | StrategyKind::Pct);
-    if seeded && r.ended_by.is_none() && r.schedules < options.schedules {
-        reasons.push(format!(
-            "{} of {} schedules were run",
-            r.schedules, options.schedules
-        ));
-    }
-    reasons
-}
-
-fn explored(options: &Options, r: &Exploration) -> String {
+fn explored(options: &Options, shard: Shard, r: &Exploration) -> String {
     match options.strategy {
+        StrategyKind::Random | StrategyKind::Pct if !shard.is_whole() => {
+            format!("{} schedules of shard {shard}", r.schedules)
+        }
         StrategyKind::Random | StrategyKind::Pct => format!("{} schedules", r.schedules),
         StrategyKind::Bfs | StrategyKind::Dfs if r.truncated > 0 => format!(
             "every schedule up to depth {}; {} states were cut at that depth",
@@ -108,7 +117,14 @@ fn explored(options: &Options, r: &Exploration) -> String {
     }
 }
 
-fn print_summary(io: &mut Io, scenario: &Scenario, options: &Options, r: &Exploration, secs: f64) {
+fn print_summary(
+    io: &mut Text,
+    scenario: &Scenario,
+    options: &Options,
+    shard: Shard,
+    r: &Exploration,
+    secs: f64,
+) {
     let checks: Vec<_> = scenario.hard.iter().map(|&p| property_name(p)).collect();
     say!(
         io,
@@ -126,9 +142,14 @@ fn print_summary(io: &mut Io, scenario: &Scenario, options: &Options, r: &Explor
             } else {
                 String::new()
             };
+            let shard = if shard.is_whole() {
+                String::new()
+            } else {
+                format!(" (shard {shard})")
+            };
             say!(
                 io,
-                "strategy {}: seeds {}..{}{pct}, {} jobs, max_steps {}",
+                "strategy {}: seeds {}..{}{shard}{pct}, {} jobs, max_steps {}",
                 options.strategy.name(),
                 options.seed,
                 options.seed.saturating_add(options.schedules),
@@ -159,11 +180,11 @@ fn print_summary(io: &mut Io, scenario: &Scenario, options: &Options, r: &Explor
         line += &format!(" ({:.0} events/s)", r.events as f64 / secs);
     }
     say!(io, "{line}");
-    print_figures(io, scenario, &r.figures);
+    print_figures(io, &scenario.hard, &r.figures);
 }
 
 /// The measured figures in two lines (the full set is in `compare`'s report).
-fn print_figures(io: &mut Io, scenario: &Scenario, f: &Tally) {
+pub(super) fn print_figures(io: &mut Text, hard: &[Property], f: &Tally) {
     if f.acquisitions > 0 {
         say!(
             io,
@@ -182,7 +203,7 @@ fn print_figures(io: &mut Io, scenario: &Scenario, f: &Tally) {
     let measured: Vec<String> = f
         .violations
         .iter()
-        .filter(|(p, _)| !scenario.hard.contains(p))
+        .filter(|(p, _)| !hard.contains(p))
         .map(|(&p, n)| format!("{} in {n} runs", property_name(p)))
         .collect();
     if !measured.is_empty() {
@@ -192,20 +213,4 @@ fn print_figures(io: &mut Io, scenario: &Scenario, f: &Tally) {
             measured.join(", ")
         );
     }
-}
-
-/// Print the shrunk counterexample (its `Display`, the same text a failing
-/// `Check` assertion panics with); returns its replay token.
-fn print_failure(
-    io: &mut Io,
-    scenario: &Scenario,
-    failure: &Failure,
-    progress: &Progress,
-) -> Option<Token> {
-    // Ctrl-C or the time limit also end shrinking, with what it has.
-    let (counterexample, token) =
-        Counterexample::shrunk_until(scenario, failure, &|| progress.stopped());
-    say!(io);
-    say!(io, "{counterexample}");
-    token
 }

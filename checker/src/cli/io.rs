@@ -65,6 +65,12 @@ impl<'a> Io<'a> {
     }
 }
 
+/// Where a command's human-readable text goes: `say!(text, …)` writes to
+/// `out` (stdout, or stderr when stdout carries JSON).
+pub struct Text<'a> {
+    pub out: &'a mut dyn Write,
+}
+
 /// `println!` to a command's stdout (never panics).
 macro_rules! say {
     ($io:expr) => {{

@@ -14,6 +14,7 @@
 mod check;
 mod io;
 mod list;
+mod merge;
 mod options;
 mod replay;
 
@@ -49,6 +50,16 @@ pub enum Command {
     Check(CheckArgs),
     /// Replay a token printed by `check`: the same run, event by event.
     Replay(ReplayArgs),
+    /// Combine the `--json` results of `check --shard k/n` into one verdict.
+    ///
+    /// The smallest failing seed over all shards wins (its counterexample
+    /// and replay token are the merged ones); schedules, events and
+    /// figures are summed as one unsharded run would count them. Refuses
+    /// (exit 2) results of different scenarios, strategies or options,
+    /// shards given twice or overlapping, malformed JSON. A missing shard
+    /// or one stopped early makes the merge incomplete (exit 3), never ok.
+    /// Results of merges merge again.
+    Merge(MergeArgs),
     /// Compare recipes side by side (naive vs predecessor-watch lock, …).
     Compare(CompareArgs),
     /// List every registered recipe: name, family, origin, summary.
@@ -93,10 +104,31 @@ pub struct CheckArgs {
     /// No progress on stderr.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Random/PCT: run only shard K of N of the seeds (K from 0 to N-1):
+    /// the seeds are cut into N contiguous ranges in order, so the N shards
+    /// together run exactly the seeds of the unsharded run. Combine their
+    /// `--json` results with `zkcheck merge` (see docs/SHARDS.md).
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
+    /// Print the result as one JSON object on stdout (format
+    /// `zkcheck-result/1`, docs/SHARDS.md); the human summary goes to stderr.
+    #[arg(long)]
+    pub json: bool,
     /// On a violation, also write the counterexample into this directory:
     /// a self-contained HTML viewer, an SVG sequence diagram and a Markdown page.
     #[arg(long, value_name = "DIR")]
     pub report: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct MergeArgs {
+    /// Result files written by `check --json` or `merge --json`; `-` reads
+    /// standard input. Each may hold several results, one after another.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Print the merged result as one JSON object (it merges again).
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -243,6 +275,7 @@ fn dispatch(cli: Cli, io: &mut Io) -> Exit {
     match cli.command {
         Command::Check(args) => check::check(&args, io),
         Command::Replay(args) => replay::replay(&args, io),
+        Command::Merge(args) => merge::merge(&args, io),
         Command::Compare(args) => crate::compare::cli(&args, io),
         Command::List => list::list(io),
     }

@@ -7,6 +7,7 @@ use std::time::Duration;
 use crate::explore::Options;
 use crate::limits as l;
 use crate::scenario::{Scenario, StrategyKind};
+use crate::shard::Shard;
 use crate::stop::{default_memory_budget, Stop};
 
 use super::CheckArgs;
@@ -58,6 +59,24 @@ pub fn options(args: &CheckArgs, scenario: &Scenario) -> Result<Options, String>
         }
     }
     Ok(options)
+}
+
+/// The shard of the sweep `check` runs (the whole sweep without
+/// `--shard`), checked against the `options` it narrows.
+pub fn shard(args: &CheckArgs, options: &Options) -> Result<Shard, String> {
+    let Some(text) = &args.shard else {
+        return Ok(Shard::WHOLE);
+    };
+    if !matches!(options.strategy, StrategyKind::Random | StrategyKind::Pct) {
+        return Err(format!(
+            "`--shard` splits the seeds of a random or PCT sweep; the {} strategy has no \
+             seeds to split (use --strategy random or pct)",
+            options.strategy.name()
+        ));
+    }
+    let shard = Shard::parse(text)?;
+    shard.fits(options.schedules)?;
+    Ok(shard)
 }
 
 /// The stop conditions `check` runs under.

@@ -95,6 +95,7 @@ pub mod herd;
 pub mod leaks;
 pub mod liveness;
 pub mod mutex;
+pub mod named;
 pub mod owner;
 pub mod queue;
 pub mod set;

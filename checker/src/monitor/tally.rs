@@ -15,10 +15,14 @@
 
 use std::collections::BTreeMap;
 
+use serde::{Deserialize, Serialize};
+
 use super::Property;
 
-/// A histogram of non-negative integer samples. Merges exactly.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+/// A histogram of non-negative integer samples. Merges exactly. In JSON,
+/// an object from each sampled value (as a string) to its count.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
 pub struct Histogram {
     counts: BTreeMap<u64, u64>,
 }
@@ -81,8 +85,11 @@ pub fn ratio(numerator: u64, denominator: u64) -> f64 {
     }
 }
 
-/// Measured figures of one or many runs, merged by [`Tally::merge`].
-#[derive(Clone, Debug, Default, PartialEq)]
+/// Measured figures of one or many runs, merged by [`Tally::merge`]. In
+/// JSON results (`check --json`) every field is written as it is here,
+/// properties by their result names ([`super::named`]).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Tally {
     /// Runs merged into these figures.
     pub runs: u64,

@@ -9,6 +9,13 @@
 //! that order, so what each session observes is deterministic on both
 //! sides and can be compared item by item.
 //!
+//! The one exception is deliberate: [`Action::Send`] issues an op without
+//! waiting, on a connection whose requests or replies the script holds
+//! ([`Action::HoldRequests`], [`Action::HoldReplies`]) or while the session
+//! is disconnected. Its reply (or `ConnectionLoss`) comes at the fault or
+//! the reconnection that settles it: that is how the suite compares ops in
+//! flight across a broken connection (S21) and ops issued while away.
+//!
 //! Paths starting with `/@` are relative to the script's own fresh root
 //! node (created, unobserved, before the first step), so scripts can share
 //! one real server without seeing each other and every parent they touch
@@ -30,6 +37,22 @@ use zksim::Op;
 pub enum Action {
     /// Send the op and wait for its reply.
     Op(Op),
+    /// Issue the op without waiting for its reply. On a connection nothing
+    /// holds this is [`Action::Op`]. Under [`Action::HoldRequests`] the step
+    /// ends once the request is on the wire (read by the proxy, not yet at
+    /// the server); under [`Action::HoldReplies`] once the server answered
+    /// (applied) it, the answer held; while disconnected, once the client
+    /// library has queued it. Its reply is observed when the connection is
+    /// dropped (`ConnectionLoss`) or comes back (the answer).
+    Send(Op),
+    /// From now until the connection breaks, the session's requests stay on
+    /// the wire: the server never gets them (real: the proxy holds
+    /// client→server bytes; sim: the server takes no `Request` from it).
+    HoldRequests,
+    /// From now until the connection breaks, the server takes and answers
+    /// the session's requests but nothing it sends reaches the client
+    /// (real: the proxy holds server→client bytes; sim: no `Receive`).
+    HoldReplies,
     /// `close()` the session and wait until the server ended it.
     Close,
     /// The server expires the session (real: the network goes silent until
@@ -80,16 +103,6 @@ impl Script {
         self.steps.push(ScriptStep { session, action });
         self
     }
-    /// Whether the session ever needs a fault on its connection.
-    pub fn has_faults(&self, session: usize) -> bool {
-        self.steps.iter().any(|s| {
-            s.session == session
-                && matches!(
-                    s.action,
-                    Action::Expire | Action::Disconnect | Action::Reconnect
-                )
-        })
-    }
     pub fn expires(&self, session: usize) -> bool {
         self.steps
             .iter()
@@ -99,7 +112,7 @@ impl Script {
     pub fn rooted(&self, root: &str) -> Script {
         let mut out = self.clone();
         for step in &mut out.steps {
-            if let Action::Op(op) = &mut step.action {
+            if let Action::Op(op) | Action::Send(op) = &mut step.action {
                 root_op(op, root);
             }
         }
@@ -111,6 +124,7 @@ impl Script {
         for (i, step) in self.steps.iter().enumerate() {
             let what = match &step.action {
                 Action::Op(op) => format!("{op:?}"),
+                Action::Send(op) => format!("Send {op:?}"),
                 other => format!("{other:?}"),
             };
             out.push_str(&format!("  {i:>3}: s{} {what}\n", step.session));
@@ -147,6 +161,11 @@ pub fn compare(script: &Script, sim: &Observations, real: &Observations) -> Opti
     if sim == real {
         return None;
     }
+    Some(side_by_side(script, sim, real))
+}
+
+/// The script and both sides' observations, differing lines marked `!!`.
+pub fn side_by_side(script: &Script, sim: &Observations, real: &Observations) -> String {
     let mut out = script.listing();
     for session in 0..sim.len().max(real.len()) {
         let empty = Vec::new();
@@ -164,5 +183,5 @@ pub fn compare(script: &Script, sim: &Observations, real: &Observations) -> Opti
             ));
         }
     }
-    Some(out)
+    out
 }

@@ -14,15 +14,32 @@
 //! once a barrier is answered everything the step caused there has been
 //! delivered. The simulator needs no barrier: its scheduler delivers
 //! everything outstanding before the next step.
+//!
+//! Every session talks through its own [`FaultProxy`]. Besides breaking
+//! and silencing connections it holds one direction for
+//! [`Action::HoldRequests`] / [`Action::HoldReplies`], tells the conductor
+//! when a [`Action::Send`] has reached the wire or been answered, and
+//! decodes multi replies: a failed multi's per-op codes are taken from the
+//! bytes the server sent, not from the library (which keeps only the
+//! failing op).
+//!
+//! Paths are checked with the simulator's own validator (the Java client's
+//! `PathUtils.validatePath`) before an op is sent, as the Java client does:
+//! `zookeeper-client` lets `/a/.`, `/a/..` and characters outside the BMP
+//! through to the server. See docs/CONFORMANCE.md.
+
+mod error;
+mod inflight;
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::io;
 use std::net::SocketAddr;
 use std::time::Duration;
 
 use zksim::{Op, SessionEvent, SessionId};
 use zookeeper_client as zk;
+
+pub use error::ConductorError;
 
 use super::observe::{Frame, Seen};
 use super::sim::{base_zxid, strip_setup};
@@ -43,6 +60,7 @@ enum Outcome {
     Answer {
         session: usize,
         step: usize,
+        multi: bool,
         answer: Answer,
     },
     Barrier {
@@ -69,10 +87,20 @@ pub enum Link {
     Closed,
 }
 
+/// What the script holds on a session's connection.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Hold {
+    Requests,
+    Replies,
+}
+
 struct Slot {
     handle: Option<zk::Client>,
-    proxy: Option<FaultProxy>,
+    proxy: FaultProxy,
     link: Link,
+    held: Option<Hold>,
+    /// Steps whose op was sent and not answered yet.
+    in_flight: Vec<usize>,
     session: SessionId,
     armed: BTreeMap<u64, (String, WatchClass)>,
     seen: Vec<Seen>,
@@ -85,6 +113,8 @@ struct Conductor<'s> {
     next_key: u64,
     /// What the last handled outcome was, for `until`.
     last: Option<Done>,
+    /// A harness failure found while handling an outcome.
+    broken: Option<ConductorError>,
 }
 
 /// What a handled outcome completed; what a step waits for.
@@ -109,77 +139,6 @@ impl fmt::Display for Done {
     }
 }
 
-/// Why a script could not be run to its end on the real server. Each is a
-/// harness failure (the server, the network, a script the conductor cannot
-/// play), never a difference from the simulator: those are observations.
-#[derive(Debug)]
-pub enum ConductorError {
-    /// The server's connect string is not an address.
-    Address(std::net::AddrParseError),
-    /// The fault proxy of a session could not start.
-    Proxy { session: usize, source: io::Error },
-    /// A session could not connect.
-    Connect { session: usize, source: zk::Error },
-    /// A step names a session the script does not have.
-    NoSession { step: usize, session: usize },
-    /// A step sends an op on a session the script already closed.
-    Closed { step: usize, session: usize },
-    /// A fault step on a session that has no proxy (the script said it has
-    /// no faults on it).
-    NoProxy { session: usize },
-    /// Nothing completed what a step waits for within the step limit.
-    Stuck { waiting_for: Done },
-    /// The server's `dump` (to watch for an expiry) failed.
-    Dump(io::Error),
-    /// The server kept a silenced session past the step limit.
-    NeverExpired { session: usize, id: SessionId },
-    /// The hidden setup create (the script's root) did not succeed.
-    SetupFailed,
-}
-
-impl fmt::Display for ConductorError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ConductorError::Address(e) => write!(f, "server address: {e}"),
-            ConductorError::Proxy { session, source } => {
-                write!(f, "s{session}'s fault proxy did not start: {source}")
-            }
-            ConductorError::Connect { session, source } => {
-                write!(f, "s{session} could not connect: {source}")
-            }
-            ConductorError::NoSession { step, session } => {
-                write!(f, "step {step}: no session {session}")
-            }
-            ConductorError::Closed { step, session } => {
-                write!(f, "step {step}: s{session} is closed")
-            }
-            ConductorError::NoProxy { session } => write!(
-                f,
-                "s{session} has no fault proxy (the script has no fault on it)"
-            ),
-            ConductorError::Stuck { waiting_for } => {
-                write!(f, "stuck: waited {STEP_LIMIT:?} for {waiting_for}")
-            }
-            ConductorError::Dump(e) => write!(f, "the server's `dump` failed: {e}"),
-            ConductorError::NeverExpired { session, id } => {
-                write!(f, "the server never expired s{session} (0x{id:x})")
-            }
-            ConductorError::SetupFailed => write!(f, "the setup create failed"),
-        }
-    }
-}
-
-impl std::error::Error for ConductorError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            ConductorError::Address(e) => Some(e),
-            ConductorError::Proxy { source, .. } | ConductorError::Dump(source) => Some(source),
-            ConductorError::Connect { source, .. } => Some(source),
-            _ => None,
-        }
-    }
-}
-
 /// Run `script` (already rooted at `root`) on `server`.
 pub async fn run(
     script: &Script,
@@ -196,19 +155,12 @@ pub async fn run(
         set: WakeSet::default(),
         next_key: 0,
         last: None,
+        broken: None,
     };
     for k in 0..script.sessions.max(1) {
-        let proxy = if script.has_faults(k) {
-            Some(
-                FaultProxy::start(upstream)
-                    .map_err(|source| ConductorError::Proxy { session: k, source })?,
-            )
-        } else {
-            None
-        };
-        let connect = proxy
-            .as_ref()
-            .map_or_else(|| server.connect_string(), FaultProxy::connect_string);
+        let proxy = FaultProxy::start(upstream)
+            .map_err(|source| ConductorError::Proxy { session: k, source })?;
+        let connect = proxy.connect_string();
         let timeout = if script.expires(k) {
             EXPIRING_TIMEOUT
         } else {
@@ -226,6 +178,8 @@ pub async fn run(
             handle: Some(handle),
             proxy,
             link: Link::Connected,
+            held: None,
+            in_flight: Vec::new(),
             armed: BTreeMap::new(),
             seen: Vec::new(),
         });
@@ -246,6 +200,9 @@ pub async fn run(
         }
         match &step.action {
             Action::Op(op) => conductor.op(k, i, op.clone()).await?,
+            Action::Send(op) => conductor.send(k, i, op.clone()).await?,
+            Action::HoldRequests => conductor.hold(k, Hold::Requests),
+            Action::HoldReplies => conductor.hold(k, Hold::Replies),
             Action::Close => conductor.close(k).await?,
             Action::Expire => conductor.expire(k).await?,
             Action::Disconnect => conductor.disconnect(k).await?,
@@ -255,13 +212,7 @@ pub async fn run(
     }
     let seen: Vec<Vec<Seen>> = conductor.slots.iter().map(|s| s.seen.clone()).collect();
     let sessions: Vec<Vec<SessionId>> = conductor.slots.iter().map(|s| vec![s.session]).collect();
-    // Leave no sessions (and so no ephemerals) behind for the next script.
-    for slot in &mut conductor.slots {
-        slot.handle = None;
-        if let Some(proxy) = &slot.proxy {
-            proxy.resume();
-        }
-    }
+    conductor.close_all().await?;
     let base = base_zxid(&seen[0]).ok_or(ConductorError::SetupFailed)?;
     let frame = Frame {
         base,
@@ -271,11 +222,8 @@ pub async fn run(
 }
 
 impl Conductor<'_> {
-    fn proxy(&self, k: usize) -> Result<&FaultProxy, ConductorError> {
-        self.slots[k]
-            .proxy
-            .as_ref()
-            .ok_or(ConductorError::NoProxy { session: k })
+    fn proxy(&self, k: usize) -> &FaultProxy {
+        &self.slots[k].proxy
     }
 
     fn push_state(&mut self, session: usize, mut watcher: zk::StateWatcher) {
@@ -300,6 +248,9 @@ impl Conductor<'_> {
                 }
             };
             self.handle(outcome);
+            if let Some(broken) = self.broken.take() {
+                return Err(broken);
+            }
             if self.last.take() == Some(done) {
                 return Ok(());
             }
@@ -311,8 +262,13 @@ impl Conductor<'_> {
             Outcome::Answer {
                 session,
                 step,
-                answer,
+                multi,
+                mut answer,
             } => {
+                self.slots[session].in_flight.retain(|s| *s != step);
+                if multi {
+                    self.read_multi_from_wire(session, step, &mut answer.reply);
+                }
                 if let Some(armed) = answer.watch {
                     let key = self.next_key;
                     self.next_key += 1;
@@ -385,17 +341,42 @@ impl Conductor<'_> {
         }
     }
 
-    async fn op(&mut self, k: usize, step: usize, op: Op) -> Result<(), ConductorError> {
+    /// Send `op` without waiting for its answer. A path the Java client
+    /// would refuse is answered here, as the Java client does, unsent.
+    fn issue(&mut self, k: usize, step: usize, op: Op) -> Result<(), ConductorError> {
         let Some(handle) = self.slots[k].handle.clone() else {
             return Err(ConductorError::Closed { step, session: k });
         };
+        self.slots[k].in_flight.push(step);
+        if let Err(refused) = zksim::path::validate_request(&op) {
+            let answer = Answer {
+                reply: Err(refused),
+                watch: None,
+            };
+            self.set.push(async move {
+                Outcome::Answer {
+                    session: k,
+                    step,
+                    multi: false,
+                    answer,
+                }
+            });
+            return Ok(());
+        }
+        let multi = matches!(op, Op::Multi(_));
         self.set.push(async move {
             Outcome::Answer {
                 session: k,
                 step,
+                multi,
                 answer: ops::perform(handle, op).await,
             }
         });
+        Ok(())
+    }
+
+    async fn op(&mut self, k: usize, step: usize, op: Op) -> Result<(), ConductorError> {
+        self.issue(k, step, op)?;
         self.until(Done::Answer(k, step)).await
     }
 
@@ -404,7 +385,7 @@ impl Conductor<'_> {
     async fn barrier(&mut self, except: usize) -> Result<(), ConductorError> {
         for j in 0..self.slots.len() {
             let slot = &self.slots[j];
-            if j == except || slot.link != Link::Connected {
+            if j == except || slot.link != Link::Connected || slot.held.is_some() {
                 continue;
             }
             let Some(handle) = slot.handle.clone() else {
@@ -419,6 +400,25 @@ impl Conductor<'_> {
         Ok(())
     }
 
+    /// Leave no sessions (and so no ephemerals) behind for the next
+    /// script, and wait until the server has ended each: a `closeSession`
+    /// still in flight (or a session left to expire, had its proxy gone
+    /// first) would take a zxid in the middle of the next script.
+    async fn close_all(&mut self) -> Result<(), ConductorError> {
+        for k in 0..self.slots.len() {
+            self.slots[k].proxy.resume();
+            self.slots[k].held = None;
+            if self.slots[k].link == Link::Disconnected {
+                self.until(Done::State(k, Link::Connected)).await?;
+            }
+            if self.slots[k].link == Link::Connected {
+                self.close(k).await?;
+            }
+            self.slots[k].handle = None;
+        }
+        Ok(())
+    }
+
     async fn close(&mut self, k: usize) -> Result<(), ConductorError> {
         // Dropping the last handle makes the library send `closeSession`.
         self.slots[k].handle = None;
@@ -426,14 +426,36 @@ impl Conductor<'_> {
     }
 
     async fn disconnect(&mut self, k: usize) -> Result<(), ConductorError> {
-        let proxy = self.proxy(k)?;
+        let proxy = self.proxy(k);
         proxy.pause();
         proxy.drop_connections();
-        self.until(Done::State(k, Link::Disconnected)).await
+        self.slots[k].held = None;
+        let from = self.slots[k].seen.len();
+        self.until(Done::State(k, Link::Disconnected)).await?;
+        // What was in flight fails with ConnectionLoss.
+        self.settle(k).await?;
+        self.in_java_order(k, from);
+        Ok(())
+    }
+
+    /// Record what session `k` saw since `from` (a broken connection: ops
+    /// failing with `ConnectionLoss`, session events) as the Java client
+    /// delivers it, and the simulator: its `cleanup()` fails the ops in
+    /// the order they were sent (pending, then outgoing queue) before it
+    /// queues `Disconnected`. `zookeeper-client` reports the state on its
+    /// own channel first, and fails sent ops in `HashMap` order
+    /// (`Depot::error`), so its order carries no information. Session
+    /// events keep their own order.
+    fn in_java_order(&mut self, k: usize, from: usize) {
+        self.slots[k].seen[from..].sort_by_key(|s| match s {
+            Seen::Reply { step, .. } => (0, *step),
+            Seen::Watch(_) => (1, 0),
+            Seen::Session(_) => (2, 0),
+        });
     }
 
     async fn reconnect(&mut self, k: usize, step: usize) -> Result<(), ConductorError> {
-        self.proxy(k)?.resume();
+        self.proxy(k).resume();
         self.until(Done::State(k, Link::Connected)).await?;
         // Collect what `SetWatches` brought back on this connection too.
         let handle = self.slots[k]
@@ -450,7 +472,8 @@ impl Conductor<'_> {
     async fn expire(&mut self, k: usize) -> Result<(), ConductorError> {
         let session = self.slots[k].session;
         let id = format!("0x{session:x}");
-        self.proxy(k)?.pause();
+        self.proxy(k).pause();
+        self.slots[k].held = None;
         let deadline = tokio::time::Instant::now() + STEP_LIMIT;
         // Wait for the server to drop the session from its tracker.
         loop {
@@ -469,12 +492,16 @@ impl Conductor<'_> {
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
-        let proxy = self.proxy(k)?;
+        let from = self.slots[k].seen.len();
+        let proxy = self.proxy(k);
         proxy.drop_connections();
         proxy.resume();
         if self.slots[k].link != Link::Expired {
             self.until(Done::State(k, Link::Expired)).await?;
         }
+        // Held ops failed when the connection broke.
+        self.settle(k).await?;
+        self.in_java_order(k, from);
         Ok(())
     }
 }

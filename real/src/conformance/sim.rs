@@ -8,6 +8,13 @@
 //! player queued, then delivers every message waiting for any client
 //! before the next step. Faults are the world's own (`KillSession`,
 //! `DropConnection`) followed, where the script says so, by `Connect`.
+//!
+//! Holding a connection uses the world's own queues: under `HoldRequests`
+//! the scheduler lets the server take nothing from that client (its
+//! requests wait in the connection's outbound queue), under `HoldReplies`
+//! it delivers nothing to it (answers wait in the inbound queue). A later
+//! `DropConnection` fails both kinds with `ConnectionLoss` (S21) — the
+//! first never applied, the second applied.
 
 use zksim::{
     Client, Config, Cx, Event, Fault, FaultBudget, Op, OpId, Reply, Response, SessionEvent,
@@ -118,14 +125,14 @@ pub fn run(script: &Script, root: &str) -> Result<Observations, Unplayable> {
             return Err(Unplayable(format!("step {i}: no session {}", step.session)));
         };
         match &step.action {
-            Action::Op(op) => list.push(Act::Send {
+            Action::Op(op) | Action::Send(op) => list.push(Act::Send {
                 step: i,
                 op: op.clone(),
             }),
             Action::Close => list.push(Act::Close),
             Action::Expire => faults.kills += 1,
             Action::Disconnect => faults.connection_drops += 1,
-            Action::Reconnect => {}
+            Action::Reconnect | Action::HoldRequests | Action::HoldReplies => {}
         }
     }
     let config = Config {
@@ -138,14 +145,18 @@ pub fn run(script: &Script, root: &str) -> Result<Observations, Unplayable> {
     let mut conductor = Conductor {
         world: &mut world,
         log: Vec::new(),
+        held: vec![None; script.sessions.max(1)],
     };
     conductor.act(0)?;
     for (i, step) in script.steps.iter().enumerate() {
         let k = step.session;
         let fail = |what: &str| Unplayable(format!("step {i}: s{k} cannot {what} now"));
         match step.action {
-            Action::Op(_) | Action::Close => conductor.act(k)?,
+            Action::Op(_) | Action::Send(_) | Action::Close => conductor.act(k)?,
+            Action::HoldRequests => conductor.held[k] = Some(Hold::Requests),
+            Action::HoldReplies => conductor.held[k] = Some(Hold::Replies),
             Action::Expire => {
+                conductor.held[k] = None;
                 conductor.try_step(&Event::Fault(Fault::KillSession { client: k }), || {
                     fail("expire")
                 })?;
@@ -159,6 +170,8 @@ pub fn run(script: &Script, root: &str) -> Result<Observations, Unplayable> {
                 )?;
             }
             Action::Disconnect => {
+                // A hold lasts as long as the connection it holds.
+                conductor.held[k] = None;
                 conductor.try_step(&Event::Fault(Fault::DropConnection { client: k }), || {
                     fail("drop its connection")
                 })?;
@@ -171,6 +184,8 @@ pub fn run(script: &Script, root: &str) -> Result<Observations, Unplayable> {
                     },
                     || fail("reconnect"),
                 )?;
+                // What the client queued while away goes out now.
+                conductor.take_requests(k);
             }
         }
         conductor.drain();
@@ -211,9 +226,17 @@ pub(crate) fn strip_setup(seen: Vec<Vec<Seen>>) -> Vec<Vec<Seen>> {
         .collect()
 }
 
+/// What the script holds on one session's connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Hold {
+    Requests,
+    Replies,
+}
+
 struct Conductor<'w> {
     world: &'w mut World<Player>,
     log: Vec<zksim::Happening<()>>,
+    held: Vec<Option<Hold>>,
 }
 
 impl Conductor<'_> {
@@ -240,14 +263,22 @@ impl Conductor<'_> {
         self.try_step(&Event::Timer { client: k }, || {
             Unplayable(format!("s{k} has no action ready"))
         })?;
-        while self.is_enabled(&Event::Request { client: k }) {
-            self.world
-                .step(&Event::Request { client: k }, &mut self.log);
-        }
-        self.drain();
+        self.take_requests(k);
         Ok(())
     }
-    /// Deliver every message waiting for any client.
+    /// The server takes everything session `k` sent (unless the script
+    /// holds its requests); then everything is delivered.
+    fn take_requests(&mut self, k: usize) {
+        if self.held[k] != Some(Hold::Requests) {
+            while self.is_enabled(&Event::Request { client: k }) {
+                self.world
+                    .step(&Event::Request { client: k }, &mut self.log);
+            }
+        }
+        self.drain();
+    }
+    /// Deliver every message waiting for any client whose replies the
+    /// script does not hold.
     fn drain(&mut self) {
         let mut enabled = Vec::new();
         loop {
@@ -255,7 +286,11 @@ impl Conductor<'_> {
             self.world.enabled(&mut enabled);
             let Some(event) = enabled
                 .iter()
-                .find(|e| matches!(e, Event::Receive { .. } | Event::Apply { .. }))
+                .find(|e| match e {
+                    Event::Receive { client } => self.held[*client] != Some(Hold::Replies),
+                    Event::Apply { .. } => true,
+                    _ => false,
+                })
                 .cloned()
             else {
                 break;
@@ -263,5 +298,99 @@ impl Conductor<'_> {
             self.world.step(&event, &mut self.log);
         }
         self.log.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The simulator runner's holds on their own (no real server needed):
+    //! what the conformance scripts of S21 expect the simulator to say.
+
+    use super::*;
+    use zksim::CreateMode;
+
+    fn create(path: &str) -> Op {
+        Op::Create {
+            path: path.into(),
+            data: Vec::new(),
+            mode: CreateMode::Persistent,
+        }
+    }
+
+    fn exists(path: &str) -> Op {
+        Op::Exists {
+            path: path.into(),
+            watch: false,
+        }
+    }
+
+    /// Each session's observations, one line each.
+    fn lines(script: &Script) -> Vec<Vec<String>> {
+        let root = "/t";
+        run(&script.rooted(root), root)
+            .expect("playable")
+            .iter()
+            .map(|s| s.iter().map(|o| o.to_string()).collect())
+            .collect()
+    }
+
+    fn in_flight(hold: Action) -> Script {
+        Script::new("held", 2)
+            .act(0, hold)
+            .act(0, Action::Send(create("/@/x")))
+            .op(1, exists("/@/x"))
+            .act(0, Action::Disconnect)
+            .act(0, Action::Reconnect)
+            .op(0, exists("/@/x"))
+    }
+
+    #[test]
+    fn a_held_request_fails_and_is_not_applied() {
+        let seen = lines(&in_flight(Action::HoldRequests));
+        assert_eq!(
+            seen[0],
+            [
+                "#1 ConnectionLoss",
+                "session Disconnected",
+                "session SyncConnected",
+                "#5 Exists(none)"
+            ]
+        );
+        assert_eq!(seen[1], ["#2 Exists(none)"]);
+    }
+
+    #[test]
+    fn a_held_answer_fails_but_the_op_was_applied() {
+        let seen = lines(&in_flight(Action::HoldReplies));
+        assert_eq!(
+            seen[0][..3],
+            [
+                "#1 ConnectionLoss",
+                "session Disconnected",
+                "session SyncConnected"
+            ]
+        );
+        assert!(seen[0][3].starts_with("#5 Exists [cz+1"), "{:?}", seen[0]);
+        assert!(seen[1][0].starts_with("#2 Exists [cz+1"), "{:?}", seen[1]);
+    }
+
+    #[test]
+    fn ops_issued_while_away_go_out_after_the_reconnection() {
+        let script = Script::new("away", 2)
+            .act(0, Action::Disconnect)
+            .act(0, Action::Send(create("/@/q")))
+            .op(1, exists("/@/q"))
+            .act(0, Action::Reconnect);
+        let seen = lines(&script);
+        assert_eq!(seen[1], ["#2 Exists(none)"]);
+        assert_eq!(
+            seen[0][..2],
+            ["session Disconnected", "session SyncConnected"]
+        );
+        assert!(
+            seen[0][2].starts_with("#1 Created /t/q [cz+1"),
+            "{:?}",
+            seen[0]
+        );
     }
 }

@@ -5,7 +5,9 @@
 //! created alone or several to a multi, ephemeral or not, and listed
 //! unsorted at the end: child lists past 12 names, sessions past 12
 //! ephemerals and close-time deletion order are compared as the server
-//! orders them. A failure is shrunk by proptest
+//! orders them. Some scripts break a session's connection with ops in
+//! flight (requests held, answers held, or nothing held) and issue ops
+//! while it is away (S21). A failure is shrunk by proptest
 //! and printed; failing seeds persist in
 //! `tests/conformance.proptest-regressions` (kept in the repo).
 
@@ -96,18 +98,68 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
-/// A step as generated: an op, or (rarely) the session closing.
-fn step() -> impl Strategy<Value = (usize, Option<Op>)> {
+/// What a session's connection does during an [`Gen::Episode`].
+#[derive(Clone, Copy, Debug)]
+enum Held {
+    Nothing,
+    Requests,
+    Replies,
+}
+
+/// A step as generated.
+#[derive(Clone, Debug)]
+enum Gen {
+    Op(usize, Op),
+    /// The session closes (rarely); it does nothing more.
+    Close(usize),
+    /// A broken connection with ops across it (S21): the session holds one
+    /// direction (or nothing) and issues `sent` without waiting, the
+    /// connection drops, other sessions do `others` while it is away, it
+    /// issues `away` while disconnected, and reconnects. One generated
+    /// value, so that shrinking cannot split it into steps no runner can
+    /// play (a `Reconnect` without its `Disconnect`).
+    Episode {
+        session: usize,
+        held: Held,
+        sent: Vec<Op>,
+        others: Vec<(usize, Op)>,
+        away: Vec<Op>,
+    },
+}
+
+fn held() -> impl Strategy<Value = Held> {
+    prop::sample::select(vec![Held::Nothing, Held::Requests, Held::Replies])
+}
+
+fn episode() -> impl Strategy<Value = Gen> {
     (
         0..3usize,
-        prop_oneof![12 => op().prop_map(Some), 1 => Just(None)],
+        held(),
+        prop::collection::vec(op(), 0..3),
+        prop::collection::vec((0..3usize, op()), 0..3),
+        prop::collection::vec(op(), 1..3),
     )
+        .prop_map(|(session, held, sent, others, away)| Gen::Episode {
+            session,
+            held,
+            sent,
+            others,
+            away,
+        })
+}
+
+fn step() -> impl Strategy<Value = Gen> {
+    prop_oneof![
+        12 => (0..3usize, op()).prop_map(|(session, op)| Gen::Op(session, op)),
+        1 => (0..3usize).prop_map(Gen::Close),
+        1 => episode(),
+    ]
 }
 
 /// Build a script; a closed session does nothing more. Session 3 only
 /// observes: it makes the wide directory, watches its children, and lists
 /// them (unsorted) once the others are done.
-fn script(steps: &[(usize, Option<Op>)]) -> Script {
+fn script(steps: &[Gen]) -> Script {
     let wide = "/@/w";
     let mut script = Script::new("generated", 4)
         .op(
@@ -126,16 +178,23 @@ fn script(steps: &[(usize, Option<Op>)]) -> Script {
             },
         );
     let mut closed = [false; 3];
-    for (session, op) in steps {
-        if closed[*session] {
-            continue;
-        }
-        script = match op {
-            Some(op) => script.op(*session, op.clone()),
-            None => {
+    for step in steps {
+        script = match step {
+            Gen::Op(session, op) if !closed[*session] => script.op(*session, op.clone()),
+            Gen::Close(session) if !closed[*session] => {
                 closed[*session] = true;
                 script.act(*session, Action::Close)
             }
+            Gen::Episode {
+                session,
+                held,
+                sent,
+                others,
+                away,
+            } if !closed[*session] => {
+                episode_steps(script, *session, *held, sent, others, away, &closed)
+            }
+            _ => script,
         };
     }
     script.op(
@@ -145,6 +204,50 @@ fn script(steps: &[(usize, Option<Op>)]) -> Script {
             watch: false,
         },
     )
+}
+
+fn episode_steps(
+    mut script: Script,
+    k: usize,
+    held: Held,
+    sent: &[Op],
+    others: &[(usize, Op)],
+    away: &[Op],
+    closed: &[bool; 3],
+) -> Script {
+    // Ops the client library refuses before sending are answered at once,
+    // held or not: they have nothing to hold, so the episode sends none.
+    let valid = |op: &&Op| zksim::path::validate_request(op).is_ok();
+    match held {
+        Held::Nothing => {}
+        Held::Requests => script = script.act(k, Action::HoldRequests),
+        Held::Replies => script = script.act(k, Action::HoldReplies),
+    }
+    for op in sent.iter().filter(valid) {
+        script = script.act(k, Action::Send(op.clone()));
+    }
+    script = script.act(k, Action::Disconnect);
+    for (other, op) in others {
+        if *other != k && !closed[*other] {
+            script = script.op(*other, op.clone());
+        }
+    }
+    // At least one op while away keeps the session busy at the drop (the
+    // simulator drops only a busy client's connection).
+    let mut queued = away.iter().filter(valid).peekable();
+    if queued.peek().is_none() {
+        script = script.act(
+            k,
+            Action::Send(Op::Exists {
+                path: "/@/a".into(),
+                watch: false,
+            }),
+        );
+    }
+    for op in queued {
+        script = script.act(k, Action::Send(op.clone()));
+    }
+    script.act(k, Action::Reconnect)
 }
 
 /// Run the generated cases; returns how many scripts ran.

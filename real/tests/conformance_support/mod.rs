@@ -3,6 +3,7 @@
 pub mod checks;
 pub mod generated;
 pub mod herd;
+pub mod inflight;
 pub mod ops;
 pub mod ordering;
 pub mod refusals;

@@ -51,16 +51,26 @@ impl<C: Client> World<C> {
         let (reply, triggers) = srv.apply(zxid, entry.time_ms, &entry.txn);
         log.push(Happening::Applied { server, zxid });
 
+        let mut notified = Vec::new();
         for trigger in &triggers {
-            for (session, event) in srv.watches.trigger(trigger) {
-                if let Some(client) = client_with_session_on(&self.clients, session, server) {
-                    // An event sent to a client that is cut off is lost.
-                    if self.clients[client].cut.is_none() {
-                        self.clients[client]
-                            .conn
-                            .inbound
-                            .push_back(Inbound::Watch(event));
-                    }
+            notified.extend(srv.watches.trigger(trigger));
+        }
+        // A herd notifies up to every client: find each session's client
+        // through one index of the server's clients rather than a scan of
+        // every client per notification (O(N²) per release otherwise).
+        let index = (notified.len() > 2).then(|| sessions_on(&self.clients, server));
+        for (session, event) in notified {
+            let client = match &index {
+                Some(index) => index.get(&session).copied(),
+                None => client_with_session_on(&self.clients, session, server),
+            };
+            if let Some(client) = client {
+                // An event sent to a client that is cut off is lost.
+                if self.clients[client].cut.is_none() {
+                    self.clients[client]
+                        .conn
+                        .inbound
+                        .push_back(Inbound::Watch(event));
                 }
             }
         }
@@ -105,7 +115,10 @@ impl<C: Client> World<C> {
         }
 
         for client in 0..self.clients.len() {
-            if self.clients[client].is_on(server) {
+            // Only clients with an answer ready are written to: a write
+            // copies a shared slot and forgets its hash, and a herd puts
+            // every client on this server.
+            if self.clients[client].is_on(server) && self.can_answer(client) {
                 self.answer(client);
             }
         }
@@ -117,6 +130,26 @@ impl<C: Client> World<C> {
     /// (S27, S28, S29): a write once its server applied it, a sync once the
     /// server caught up with the leader as of the sync, a read at once (from
     /// the server's tree, registering its watch there).
+    /// Whether [`World::answer`] would do anything for `client` now: it is
+    /// connected, not cut off, and the oldest request its server took is
+    /// ready to be answered.
+    fn can_answer(&self, client: ClientId) -> bool {
+        let slot = &self.clients[client];
+        let Link::Connected(server) = slot.link else {
+            return false;
+        };
+        if slot.cut.is_some() {
+            return false;
+        }
+        match slot.conn.pending.front() {
+            None => false,
+            Some(Pending::Write { reply, .. }) => reply.is_some(),
+            Some(Pending::Sync { upto, .. }) => self.servers[server].applied >= *upto,
+            Some(Pending::Read { .. }) => true,
+            Some(Pending::Close { applied, .. }) => *applied,
+        }
+    }
+
     pub(super) fn answer(&mut self, client: ClientId) {
         let slot = &mut self.clients[client];
         let Link::Connected(server) = slot.link else {
@@ -263,6 +296,21 @@ fn register_read_watch(request: &Op, reply: &Reply) -> Option<WatchReg> {
 }
 
 /// The client connected to `server` whose current session is `session`.
+/// Each session connected to `server`, with its client (the first such
+/// client, as [`client_with_session_on`] finds it).
+fn sessions_on<C: Client>(
+    clients: &Slots<C>,
+    server: ServerId,
+) -> std::collections::BTreeMap<SessionId, ClientId> {
+    let mut index = std::collections::BTreeMap::new();
+    for (client, slot) in clients.iter().enumerate() {
+        if slot.is_on(server) {
+            index.entry(slot.session).or_insert(client);
+        }
+    }
+    index
+}
+
 fn client_with_session_on<C: Client>(
     clients: &Slots<C>,
     session: SessionId,

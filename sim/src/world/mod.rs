@@ -475,6 +475,13 @@ impl<C: Client> World<C> {
     pub fn is_session_live(&self, session: SessionId) -> bool {
         self.sessions.is_live(session)
     }
+    /// The id the next new session will get. Session ids are handed out in
+    /// order and a client's session changes only to a new one, so while
+    /// this stays the same no client's session has changed: observers that
+    /// map sessions to clients rescan only when it moves.
+    pub fn next_session_id(&self) -> SessionId {
+        self.sessions.next_id()
+    }
     /// The live sessions, in id order.
     pub fn live_sessions(&self) -> impl Iterator<Item = SessionId> + '_ {
         self.sessions.live()

@@ -33,6 +33,12 @@ impl SessionTracker {
         id
     }
 
+    /// The id [`SessionTracker::allocate`] will hand out next: it grows
+    /// with every session ever allocated.
+    pub fn next_id(&self) -> SessionId {
+        self.next_id
+    }
+
     pub fn open(&mut self, session: SessionId, now: Tick) {
         self.live.insert(session, now);
     }
