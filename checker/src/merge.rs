@@ -139,6 +139,7 @@ pub fn merge(inputs: &[Input]) -> Result<Summary, String> {
         runs_cut,
         distinct_states: None,
         truncated: 0,
+        symmetry: None,
         figures,
         verdict,
         incomplete,

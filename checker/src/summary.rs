@@ -44,6 +44,10 @@ pub struct Summary {
     /// Exhaustive only: distinct states and states left unexpanded at a bound.
     pub distinct_states: Option<u64>,
     pub truncated: u64,
+    /// Exhaustive only: whether symmetry reduction was used (`on (…)`,
+    /// `off (why)`); under it `distinct_states` counts representatives.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub symmetry: Option<String>,
     /// The measured figures, including `violations`: per property, the
     /// runs that broke it.
     pub figures: Tally,
@@ -326,6 +330,7 @@ impl Summary {
             runs_cut: result.runs_cut,
             distinct_states: result.distinct_states,
             truncated: result.truncated,
+            symmetry: result.symmetry.clone(),
             figures: result.figures.clone(),
             verdict,
             incomplete,
