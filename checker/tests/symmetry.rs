@@ -419,3 +419,47 @@ fn renaming_a_reached_state_is_reaching_it_by_the_renamed_schedule() {
     }
     assert!(compared > 1000, "only {compared} steps compared");
 }
+
+/// `check` says whether symmetry was used and counts states accordingly;
+/// `--no-symmetry` and `[explore] symmetry = false` turn it off.
+#[test]
+fn check_prints_whether_symmetry_was_used_and_the_flag_and_key_turn_it_off() {
+    let small = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../scenarios/lock-sequential-small.toml");
+    let text = std::fs::read_to_string(&small).unwrap();
+    let off_file = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("symmetry-off.toml");
+    std::fs::write(
+        &off_file,
+        text.replace("[explore]\n", "[explore]\nsymmetry = false\n"),
+    )
+    .unwrap();
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_zkcheck"))
+            .args(args)
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let states: u64 = text
+            .split("distinct states: ")
+            .nth(1)
+            .and_then(|rest| rest.split(',').next())
+            .and_then(|n| n.parse().ok())
+            .expect("a state count");
+        (text, states)
+    };
+    let small = small.to_str().unwrap();
+    let (on, with) = run(&["check", small, "-q"]);
+    assert!(
+        on.contains("symmetry on (interchangeable clients {0,1})"),
+        "{on}"
+    );
+    let (off, without) = run(&["check", small, "-q", "--no-symmetry"]);
+    assert!(off.contains("symmetry off (turned off)"), "{off}");
+    let (key, by_key) = run(&["check", off_file.to_str().unwrap(), "-q"]);
+    assert!(key.contains("symmetry off (turned off)"), "{key}");
+    assert!(
+        with < without && without == by_key,
+        "{with} / {without} / {by_key}"
+    );
+}
