@@ -196,8 +196,11 @@ impl<T> Hash for Measured<T> {
 pub struct End {
     /// Every client done, nothing in flight, no timer armed.
     pub quiescent: bool,
-    /// Some event other than `Tick` or a fault is enabled: the run was cut
-    /// off by the step bound while work could still proceed.
+    /// The run was cut off by a bound while work could still proceed: by
+    /// the step bound (some event other than `Tick` or a fault is
+    /// enabled), or by `max_time` (the clock may not tick again, yet a tick
+    /// would still change something: a timer, a pause, a session the
+    /// leader would expire). A waiter there is not stuck; its wait was cut.
     pub progress_possible: bool,
     /// Whether each client's logic says it is done.
     pub done: Vec<bool>,
@@ -216,9 +219,11 @@ impl End {
     pub fn of<C: Client>(world: &World<C>) -> End {
         let mut enabled = Vec::new();
         world.enabled(&mut enabled);
+        let clock_stopped = !enabled.contains(&Event::Tick);
         let progress_possible = enabled
             .iter()
-            .any(|e| !matches!(e, Event::Tick | Event::Fault(_)));
+            .any(|e| !matches!(e, Event::Tick | Event::Fault(_)))
+            || (clock_stopped && world.waits_on_time());
         let clients = world.num_clients();
         End {
             quiescent: world.is_quiescent(),
