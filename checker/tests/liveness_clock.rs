@@ -58,7 +58,11 @@ fn a_wait_cut_by_the_clock_is_not_a_liveness_violation() {
         let scenario = late_drop(recipe);
         for strategy in [StrategyKind::Bfs, StrategyKind::Random] {
             let r = explore(&scenario, strategy);
-            assert!(r.failure.is_none(), "{recipe} {strategy:?}: {:?}", r.failure);
+            assert!(
+                r.failure.is_none(),
+                "{recipe} {strategy:?}: {:?}",
+                r.failure
+            );
             assert_eq!(r.truncated, 0, "{recipe} {strategy:?}: explored whole");
         }
     }
