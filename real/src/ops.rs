@@ -301,36 +301,6 @@ pub(crate) fn map_error(error: zk::Error) -> ZkError {
     }
 }
 
-/// The error a server code names, as zksim spells it (0, inside a failed
-/// multi, is [`ZkError::RolledBack`]); `None` for a code zksim has no name for.
-pub(crate) fn error_from_code(code: i32) -> Option<ZkError> {
-    use ZkError::*;
-    [
-        RolledBack,
-        RuntimeInconsistency,
-        DataInconsistency,
-        ConnectionLoss,
-        MarshallingError,
-        Unimplemented,
-        OperationTimeout,
-        BadArguments,
-        NoNode,
-        NoAuth,
-        BadVersion,
-        NoChildrenForEphemerals,
-        NodeExists,
-        NotEmpty,
-        SessionExpired,
-        InvalidCallback,
-        InvalidAcl,
-        AuthFailed,
-        SessionMoved,
-        NotReadOnly,
-    ]
-    .into_iter()
-    .find(|e| e.code() == code)
-}
-
 /// A node event as zksim names it; `None` for session-state events, which
 /// the driver takes from the state watcher instead.
 pub(crate) fn map_event(event: &zk::WatchedEvent) -> Option<WatchedEvent> {
@@ -362,15 +332,6 @@ mod tests {
         assert!(WatchClass::Child.hears(NodeDeleted));
         assert!(!WatchClass::Child.hears(NodeCreated));
         assert!(!WatchClass::Child.hears(NodeDataChanged));
-    }
-
-    #[test]
-    fn codes_name_their_errors() {
-        assert_eq!(error_from_code(0), Some(ZkError::RolledBack));
-        assert_eq!(error_from_code(-2), Some(ZkError::RuntimeInconsistency));
-        assert_eq!(error_from_code(-101), Some(ZkError::NoNode));
-        assert_eq!(error_from_code(-103), Some(ZkError::BadVersion));
-        assert_eq!(error_from_code(12345), None);
     }
 
     #[test]

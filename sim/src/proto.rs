@@ -181,6 +181,37 @@ pub enum ZkError {
 }
 
 impl ZkError {
+    /// Every error the simulator can produce.
+    pub const ALL: [ZkError; 20] = [
+        ZkError::RolledBack,
+        ZkError::RuntimeInconsistency,
+        ZkError::DataInconsistency,
+        ZkError::ConnectionLoss,
+        ZkError::MarshallingError,
+        ZkError::Unimplemented,
+        ZkError::OperationTimeout,
+        ZkError::BadArguments,
+        ZkError::NoNode,
+        ZkError::NoAuth,
+        ZkError::BadVersion,
+        ZkError::NoChildrenForEphemerals,
+        ZkError::NodeExists,
+        ZkError::NotEmpty,
+        ZkError::SessionExpired,
+        ZkError::InvalidCallback,
+        ZkError::InvalidAcl,
+        ZkError::AuthFailed,
+        ZkError::SessionMoved,
+        ZkError::NotReadOnly,
+    ];
+
+    /// The error a server code names (0, inside a failed multi, is
+    /// [`ZkError::RolledBack`]); `None` for a code the simulator has no
+    /// name for. The inverse of [`ZkError::code`].
+    pub fn from_code(code: i32) -> Option<ZkError> {
+        ZkError::ALL.into_iter().find(|e| e.code() == code)
+    }
+
     /// The numeric code the Java server uses, for comparing with a real ensemble.
     pub fn code(self) -> i32 {
         match self {
@@ -238,4 +269,18 @@ pub enum SessionEvent {
     SyncConnected,
     Disconnected,
     Expired,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ZkError;
+
+    /// Every error's code names it back, and no two errors share a code.
+    #[test]
+    fn from_code_is_the_inverse_of_code() {
+        for e in ZkError::ALL {
+            assert_eq!(ZkError::from_code(e.code()), Some(e), "{e}");
+        }
+        assert_eq!(ZkError::from_code(-999), None);
+    }
 }

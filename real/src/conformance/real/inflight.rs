@@ -8,7 +8,6 @@ use std::time::Duration;
 use zksim::{Op, Response, ZkError};
 
 use super::{Conductor, ConductorError, Done, Hold, Link, STEP_LIMIT};
-use crate::ops;
 use crate::wire::OP_ERROR;
 use crate::FaultProxy;
 
@@ -46,7 +45,7 @@ impl Conductor<'_> {
                 .map(|e| {
                     (e.op_type == OP_ERROR)
                         .then_some(e.err)
-                        .and_then(ops::error_from_code)
+                        .and_then(ZkError::from_code)
                 })
                 .collect()
         });
