@@ -4,36 +4,16 @@
 //! and the right exit code — 0 ok, 1 violation, 2 bad input, 3 incomplete.
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+mod cli_kit;
+
+use cli_kit::{write_input, zk, Ran};
 use zkcheck::cli::{run, Exit};
 
-struct Ran {
-    exit: Exit,
-    out: String,
-    err: String,
-}
-
-fn zk(args: &[&str]) -> Ran {
-    let mut out = Vec::new();
-    let mut err = Vec::new();
-    let argv = std::iter::once("zkcheck").chain(args.iter().copied());
-    let exit = run(argv, &mut out, &mut err);
-    Ran {
-        exit,
-        out: String::from_utf8_lossy(&out).into_owned(),
-        err: String::from_utf8_lossy(&err).into_owned(),
-    }
-}
-
 fn file(name: &str, text: &str) -> String {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("exit-codes");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path.to_string_lossy().into_owned()
+    write_input("exit-codes", name, text)
 }
 
 fn shipped(name: &str) -> String {

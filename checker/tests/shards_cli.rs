@@ -3,42 +3,21 @@
 //! reads files and stdin, refuses malformed and foreign input naming the
 //! file, and the built binary does it all as a cluster would run it.
 
+mod cli_kit;
 mod shard_kit;
 
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
+use cli_kit::{write_input, zk, Ran};
 use shard_kit::*;
-use zkcheck::cli::{run, Exit};
+use zkcheck::cli::Exit;
 use zkcheck::merge::{merge, Input};
 use zkcheck::scenario::StrategyKind;
 use zkcheck::shard::Shard;
 use zkcheck::summary::{SeedRange, Summary, VerdictKind};
 
-struct Ran {
-    exit: Exit,
-    out: String,
-    err: String,
-}
-
-fn zk(args: &[&str]) -> Ran {
-    let mut out = Vec::new();
-    let mut err = Vec::new();
-    let argv = std::iter::once("zkcheck").chain(args.iter().copied());
-    let exit = run(argv, &mut out, &mut err);
-    Ran {
-        exit,
-        out: String::from_utf8_lossy(&out).into_owned(),
-        err: String::from_utf8_lossy(&err).into_owned(),
-    }
-}
-
 fn temp(name: &str, text: &str) -> String {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("shards");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path.to_string_lossy().into_owned()
+    write_input("shards", name, text)
 }
 
 #[track_caller]
