@@ -48,6 +48,10 @@ pub struct Summary {
     /// `off (why)`); under it `distinct_states` counts representatives.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub symmetry: Option<String>,
+    /// Exhaustive only: whether partial-order reduction was used (`on
+    /// (…)`, `off (why)`); it changes `events`, never `distinct_states`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub por: Option<String>,
     /// The measured figures, including `violations`: per property, the
     /// runs that broke it.
     pub figures: Tally,
@@ -331,6 +335,7 @@ impl Summary {
             distinct_states: result.distinct_states,
             truncated: result.truncated,
             symmetry: result.symmetry.clone(),
+            por: result.por.clone(),
             figures: result.figures.clone(),
             verdict,
             incomplete,

@@ -159,10 +159,11 @@ fn print_summary(
         }
         StrategyKind::Bfs | StrategyKind::Dfs => say!(
             io,
-            "strategy {}: depth {}; symmetry {}",
+            "strategy {}: depth {}; symmetry {}; por {}",
             options.strategy.name(),
             options.depth,
-            r.symmetry.as_deref().unwrap_or("off")
+            r.symmetry.as_deref().unwrap_or("off"),
+            r.por.as_deref().unwrap_or("off")
         ),
     }
     let mut line = format!("schedules: {}, events: {}", r.schedules, r.events);

@@ -93,6 +93,11 @@ pub struct CheckArgs {
     /// `explore.symmetry`, on where sound].
     #[arg(long)]
     pub no_symmetry: bool,
+    /// BFS/DFS: no partial-order reduction — take every interleaving of
+    /// steps that commute (to compare event counts) [default:
+    /// `explore.por`, on where sound].
+    #[arg(long)]
+    pub no_por: bool,
     /// Stop after this long and report what was explored (exit 3): `90`,
     /// `90s`, `15m`, `2h`.
     #[arg(long, value_name = "DURATION")]

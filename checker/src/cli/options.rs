@@ -31,6 +31,9 @@ pub fn options(args: &CheckArgs, scenario: &Scenario) -> Result<Options, String>
     if args.no_symmetry {
         options.symmetry = false;
     }
+    if args.no_por {
+        options.por = false;
+    }
     let seeded = matches!(options.strategy, StrategyKind::Random | StrategyKind::Pct);
     if seeded {
         let name = if args.seed.is_some() {

@@ -22,6 +22,7 @@
 mod bfs;
 mod dfs;
 mod expand;
+pub mod por;
 pub mod symmetry;
 mod trace;
 
@@ -56,6 +57,14 @@ pub struct Exhaustive {
     /// clients, where that is sound ([`symmetry`]). Verdicts do not
     /// change; state counts drop.
     pub symmetry: bool,
+    /// Partial-order reduction by sleep sets where sound ([`por`]): fewer
+    /// steps taken, the same states, verdicts and shortest counterexamples.
+    /// A search that looks for cycles must turn it off (sleep sets keep
+    /// every state, not every cycle).
+    pub por: bool,
+    /// Under symmetry, key each state by its orbit's least fingerprint
+    /// ([`symmetry::Symmetry::exact`]): a test oracle, slow past 3 clients.
+    pub exact_symmetry: bool,
 }
 
 /// The default state cap. A visited state costs a fingerprint and a parent
@@ -71,6 +80,8 @@ impl Exhaustive {
             max_states: MAX_STATES,
             jobs: 1,
             symmetry: true,
+            por: true,
+            exact_symmetry: false,
         }
     }
     pub fn dfs(depth: usize) -> Self {
@@ -80,6 +91,8 @@ impl Exhaustive {
             max_states: MAX_STATES,
             jobs: 1,
             symmetry: true,
+            por: true,
+            exact_symmetry: false,
         }
     }
     /// The same search on `jobs` threads (BFS only; results do not change).
@@ -91,6 +104,36 @@ impl Exhaustive {
     pub fn with_symmetry(mut self, symmetry: bool) -> Self {
         self.symmetry = symmetry;
         self
+    }
+
+    /// The same search with partial-order reduction on (where sound) or off.
+    pub fn with_por(mut self, por: bool) -> Self {
+        self.por = por;
+        self
+    }
+
+    /// The partial-order reduction this search uses for `scenario`,
+    /// recording in `result` whether it is on and, if not, why.
+    fn por_of<C: RecipeSet>(
+        &self,
+        scenario: &Scenario<C>,
+        root: &Model<C>,
+        result: &mut Exploration,
+    ) -> Option<por::Por> {
+        if !self.por {
+            result.por = Some("off (turned off)".into());
+            return None;
+        }
+        match por::decide(scenario, root) {
+            Ok(p) => {
+                result.por = Some(format!("on ({})", p.describe()));
+                Some(p)
+            }
+            Err(why) => {
+                result.por = Some(format!("off ({why})"));
+                None
+            }
+        }
     }
 
     /// The symmetry this search uses for `scenario`, recording in `result`
@@ -107,6 +150,7 @@ impl Exhaustive {
         }
         match symmetry::decide(scenario, root) {
             Ok(s) => {
+                let s = if self.exact_symmetry { s.exact() } else { s };
                 result.symmetry = Some(format!("on ({})", s.describe()));
                 Some(s)
             }

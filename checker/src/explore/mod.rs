@@ -40,6 +40,8 @@ pub struct Options {
     pub depth: usize,
     /// BFS/DFS: symmetry reduction where sound.
     pub symmetry: bool,
+    /// BFS/DFS: partial-order reduction (sleep sets) where sound.
+    pub por: bool,
 }
 
 impl Options {
@@ -54,6 +56,7 @@ impl Options {
             pct_depth: e.pct_depth,
             depth: e.depth,
             symmetry: e.symmetry,
+            por: e.por,
         }
     }
 }
@@ -84,6 +87,9 @@ pub struct Exploration {
     /// Exhaustive search: whether symmetry reduction was used, and with
     /// which clients, or why not (`"on (…)"` / `"off (…)"`).
     pub symmetry: Option<String>,
+    /// Exhaustive search: whether partial-order reduction was used, or why
+    /// not (`"on (…)"` / `"off (…)"`).
+    pub por: Option<String>,
     /// Seeded: runs that were cut at `explore.max_steps` before their natural
     /// end (their end-of-run checks saw an unfinished run).
     pub runs_cut: u64,
@@ -111,11 +117,14 @@ pub fn strategy<C: RecipeSet>(options: &Options) -> Box<dyn Strategy<C>> {
         StrategyKind::Bfs => Box::new(
             exhaustive::Exhaustive::bfs(options.depth)
                 .with_jobs(options.jobs)
-                .with_symmetry(options.symmetry),
+                .with_symmetry(options.symmetry)
+                .with_por(options.por),
         ),
-        StrategyKind::Dfs => {
-            Box::new(exhaustive::Exhaustive::dfs(options.depth).with_symmetry(options.symmetry))
-        }
+        StrategyKind::Dfs => Box::new(
+            exhaustive::Exhaustive::dfs(options.depth)
+                .with_symmetry(options.symmetry)
+                .with_por(options.por),
+        ),
     }
 }
 

@@ -132,10 +132,20 @@ pub struct ExploreDefaults {
     /// BFS/DFS: merge states that differ only by a permutation of
     /// interchangeable clients, where that is sound (`--no-symmetry`).
     pub symmetry: bool,
+    /// BFS/DFS: partial-order reduction by sleep sets, where sound
+    /// (`--no-por`). Left out of a written scenario (and so of replay
+    /// tokens) when on, the default, so that tokens made before it existed
+    /// stay what they were.
+    #[serde(skip_serializing_if = "is_true")]
+    pub por: bool,
     /// Exhaustive search and PCT: MiB of memory the process may use before
     /// the search stops as incomplete (default: from the machine's memory).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub memory_mb: Option<u64>,
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
 }
 
 impl Default for ExploreDefaults {
@@ -148,6 +158,7 @@ impl Default for ExploreDefaults {
             pct_depth: 3,
             depth: 40,
             symmetry: true,
+            por: true,
             memory_mb: None,
         }
     }

@@ -3,6 +3,12 @@
 //! A state's shallowest known depth is kept with its parent; a state
 //! reached again at a smaller depth is expanded again (with the new
 //! parent), so that the bound hides nothing a BFS to the same depth sees.
+//!
+//! With partial-order reduction ([`super::por`]) a state keeps the sleep
+//! set it was expanded with; reached again no higher up with steps awake
+//! that were asleep, it is expanded again for those steps only and keeps
+//! the intersection (Godefroid's fix for state caching). A search for
+//! cycles must turn the reduction off ([`super::Exhaustive::por`]).
 
 use zkrecipes::RecipeSet;
 
@@ -25,20 +31,34 @@ pub(super) fn explore<C: RecipeSet>(
     let root = Box::new(Model::<C>::for_search(scenario));
     let symmetry = search.symmetry_of(scenario, &root, &mut result);
     let keying = Keying(symmetry.as_ref());
+    let por = search.por_of(scenario, &root, &mut result);
+    let por = por.as_ref();
     let root_fp = keying.key(&root);
-    // Fingerprint → (parent fingerprint, shallowest depth).
-    let mut visited: Visited<(u64, usize)> = Visited::default();
-    visited.insert(root_fp, (root_fp, 0));
-    let mut stack: Vec<(Queued<C>, usize)> = vec![((root, root_fp), 0)];
+    // Key → (parent key, shallowest depth, sleep mask).
+    let mut visited: Visited<(u64, usize, u64)> = Visited::default();
+    visited.insert(root_fp, (root_fp, 0, 0));
+    let mut stack: Vec<(Queued<C>, usize)> = vec![(Queued::new(root, root_fp, Vec::new()), 0)];
     let mut scratch = Scratch::default();
 
-    while let Some(((model, fp), depth)) = stack.pop() {
-        let shallower = |visited: &Visited<(u64, usize)>, fp: u64| {
-            visited.get(&fp).is_none_or(|&(_, d)| depth + 1 < d)
+    while let Some((node, depth)) = stack.pop() {
+        let fp = node.key;
+        // Whether a child reached now must be (re)expanded: it is new, or
+        // reached higher up, or (sleep sets) with steps awake that were
+        // asleep when it was expanded.
+        let wanted = |visited: &Visited<(u64, usize, u64)>, key: u64, sleep: u64| {
+            visited
+                .get(&key)
+                .is_none_or(|&(_, d, kept)| depth + 1 < d || kept & !sleep != 0)
         };
-        let expansion = expand(model, depth, search.depth, &mut scratch, keying, |child| {
-            shallower(&visited, child)
-        });
+        let expansion = expand(
+            node,
+            depth,
+            search.depth,
+            &mut scratch,
+            keying,
+            por,
+            |key, sleep| wanted(&visited, key, sleep),
+        );
         let parent = |fp: u64| visited[&fp].0;
         match expansion {
             Expansion::End(verdict, figures) => {
@@ -65,11 +85,25 @@ pub(super) fn explore<C: RecipeSet>(
                 // Pushed in reverse so that the first enabled event is
                 // explored first (the stack pops the last pushed).
                 let before = stack.len();
-                for (child, child_fp) in children {
-                    if shallower(&visited, child_fp) {
-                        visited.insert(child_fp, (fp, depth + 1));
-                        stack.push(((child, child_fp), depth + 1));
+                for mut child in children {
+                    let mask = child.sleep_mask();
+                    match visited.get(&child.key).copied() {
+                        Some((_, d, kept)) if depth + 1 >= d => {
+                            // Seen as high up: only steps newly awake.
+                            let woken = kept & !mask;
+                            if woken == 0 {
+                                continue;
+                            }
+                            if let Some(entry) = visited.get_mut(&child.key) {
+                                entry.2 = kept & mask;
+                            }
+                            child.only = Some(woken);
+                        }
+                        _ => {
+                            visited.insert(child.key, (fp, depth + 1, mask));
+                        }
                     }
+                    stack.push((child, depth + 1));
                 }
                 stack[before..].reverse();
             }

@@ -8,15 +8,43 @@
 use zkrecipes::{AppEvent, RecipeSet};
 use zksim::{Event, Happening};
 
+use super::por::{Asleep, Por};
 use super::symmetry::Keying;
 use crate::model::Model;
 use crate::monitor::tally::Tally;
 use crate::monitor::Violation;
 use crate::run::is_terminal;
 
-/// A state on the frontier: boxed, so that queues move a pointer rather
-/// than the state, and its fingerprint.
-pub(super) type Queued<C> = (Box<Model<C>>, u64);
+/// A state on the frontier, boxed (queues move a pointer rather than the
+/// state), with its visited-set key and what partial-order reduction
+/// carries with it.
+pub(super) struct Queued<C: RecipeSet> {
+    pub model: Box<Model<C>>,
+    pub key: u64,
+    /// Steps asleep here (always empty without partial-order reduction).
+    pub sleep: Vec<Asleep>,
+    /// A state expanded before and reached again with fewer steps asleep:
+    /// only the steps in this mask (the representative's numbering) are
+    /// taken, and the state's end is not judged again.
+    pub only: Option<u64>,
+}
+
+impl<C: RecipeSet> Queued<C> {
+    /// A state reached for the first time along this path.
+    pub fn new(model: Box<Model<C>>, key: u64, sleep: Vec<Asleep>) -> Self {
+        Queued {
+            model,
+            key,
+            sleep,
+            only: None,
+        }
+    }
+
+    /// The bits of its sleeping steps (representative's numbering).
+    pub fn sleep_mask(&self) -> u64 {
+        self.sleep.iter().fold(0, |mask, a| mask | a.canon)
+    }
+}
 
 /// What expanding one state gave.
 pub(super) enum Expansion<C: RecipeSet> {
@@ -41,21 +69,38 @@ pub(super) struct Scratch {
     log: Vec<Happening<AppEvent>>,
 }
 
-/// Expand `model` (reached at `depth`), keeping children whose fingerprint
-/// `keep` accepts. The last child takes the parent itself instead of a
-/// copy: a state is never needed after its expansion.
+/// Expand `node` (reached at `depth`), keeping children that `keep`
+/// accepts given their key and sleep mask. Without partial-order
+/// reduction the last child takes the parent itself instead of a copy: a
+/// state is never needed after its expansion (with it, the parent is kept
+/// to the end, as each step's footprint is measured against it).
 pub(super) fn expand<C: RecipeSet>(
-    mut model: Box<Model<C>>,
+    node: Queued<C>,
     depth: usize,
     max_depth: usize,
     scratch: &mut Scratch,
     keying: Keying<'_>,
-    keep: impl Fn(u64) -> bool,
+    por: Option<&Por>,
+    keep: impl Fn(u64, u64) -> bool,
 ) -> Expansion<C> {
+    let Queued {
+        mut model,
+        sleep,
+        only,
+        ..
+    } = node;
     let Scratch { enabled, log } = scratch;
     enabled.clear();
     model.enabled(enabled);
     if is_terminal(&model, enabled, 0, usize::MAX) {
+        if only.is_some() {
+            // Judged when it was first expanded.
+            return Expansion::Children {
+                children: Vec::new(),
+                events: 0,
+                violation: None,
+            };
+        }
         let verdict = model.finish();
         return Expansion::End(verdict, Box::new(model.monitors.figures()));
     }
@@ -63,30 +108,75 @@ pub(super) fn expand<C: RecipeSet>(
         return Expansion::Cut;
     }
     skip_idle_tick(&model, enabled);
-    let Some((last, copied)) = enabled.split_last() else {
-        unreachable!("a state with nothing enabled is terminal");
-    };
     let mut children = Vec::new();
     let mut events = 0;
     let mut violation = None;
-    let mut step = |mut next: Box<Model<C>>, event: &Event| {
-        events += 1;
-        next.step(event, log)?;
-        let fp = keying.key(&next);
-        if keep(fp) {
-            children.push((next, fp));
+    let Some(por) = por else {
+        let Some((last, copied)) = enabled.split_last() else {
+            unreachable!("a state with nothing enabled is terminal");
+        };
+        let mut step = |mut next: Box<Model<C>>, event: &Event| {
+            events += 1;
+            next.step(event, log)?;
+            let key = keying.key(&next);
+            if keep(key, 0) {
+                children.push(Queued::new(next, key, Vec::new()));
+            }
+            Ok(())
+        };
+        for event in copied {
+            if let Err(v) = step(model.clone(), event) {
+                violation = Some((event.clone(), v));
+                break;
+            }
         }
-        Ok(())
+        if violation.is_none() {
+            if let Err(v) = step(model, last) {
+                violation = Some((last.clone(), v));
+            }
+        }
+        return Expansion::Children {
+            children,
+            events,
+            violation,
+        };
     };
-    for event in copied {
-        if let Err(v) = step(model.clone(), event) {
+    match only {
+        Some(mask) => {
+            let plan = keying.plan(&model);
+            enabled.retain(|e| por.bit(plan.as_ref(), e) & mask != 0);
+        }
+        None => enabled.retain(|e| !sleep.iter().any(|a| a.event == *e)),
+    }
+    // Steps taken here so far: asleep in the children of later ones they
+    // commute with.
+    let mut taken: Vec<Asleep> = Vec::with_capacity(enabled.len());
+    for event in enabled.iter() {
+        let mut next = model.clone();
+        events += 1;
+        if let Err(v) = next.step(event, log) {
             violation = Some((event.clone(), v));
             break;
         }
-    }
-    if violation.is_none() {
-        if let Err(v) = step(model, last) {
-            violation = Some((last.clone(), v));
+        let footprint = por.footprint(&model, &next, event, log);
+        let (key, plan) = keying.key_plan(&next);
+        let child_sleep: Vec<Asleep> = sleep
+            .iter()
+            .chain(taken.iter())
+            .filter(|a| a.footprint.independent(&footprint))
+            .map(|a| Asleep {
+                canon: por.bit(plan.as_ref(), &a.event),
+                ..a.clone()
+            })
+            .collect();
+        taken.push(Asleep {
+            event: event.clone(),
+            canon: 0,
+            footprint,
+        });
+        let mask = child_sleep.iter().fold(0, |m, a| m | a.canon);
+        if keep(key, mask) {
+            children.push(Queued::new(next, key, child_sleep));
         }
     }
     Expansion::Children {
