@@ -12,8 +12,13 @@
 //! the clock, the commit log, the session tracker, the fault budget, each
 //! server (tree, watch table, applied zxid, partition state), each client
 //! slot (logic, handle, connection queues, timer, watch memory), and each
-//! client's *identity* (its current session and whether it crashed: the
-//! part of a slot the checker's monitors read, see [`Layout::observer_reads`]).
+//! client's *wire*: the part of its slot that servers applying a
+//! transaction read — its session, link, cut, process state and the
+//! requests its server took and has not answered (`pending`) — and its
+//! *identity*, the part the checker's monitors read: its session and
+//! whether it crashed. A slot written is always in the writes; its wire
+//! and identity only when one of their fields changed; reading a slot
+//! reads both.
 //! One bit is kept free for the checker's monitors ([`MONITORS`]).
 //!
 //! - **Writes are measured**, not guessed: a resource is written when the
@@ -39,12 +44,17 @@
 //!   touches, partition state), the session tracker (liveness, touch),
 //!   the clock (touch time), the log (a `sync` records the last zxid).
 //! - `Request{c}` that ordered something, `Connect` that created a
-//!   session: the leader applies at once, which fires watches into other
-//!   clients' slots and answers every client of the leader that can be
-//!   answered — everything.
+//!   session, `Apply{k}`: a server applies a transaction, which reads the
+//!   log, the tracker and the clock (ctime), every server (the log is
+//!   trimmed to what all applied) and every client's wire (the watches it
+//!   fires go to the client holding the session there, unless it is cut
+//!   off; every client of the server whose oldest taken request can now be
+//!   answered is answered). What it then writes into other slots (an
+//!   event, a reply) is measured like any write.
 //! - `Connect{c,k}` otherwise: slot `c`, server `k` (S26 check, SetWatches),
 //!   the tracker, the clock, the log.
-//! - `Apply`, `Tick`, faults: everything (they walk every client).
+//! - `Tick`, faults: everything (they walk every client and read the
+//!   clock).
 //!
 //! A scenario whose layout does not fit 64 bits gets no reduction
 //! ([`Layout::fits`]).
@@ -97,7 +107,7 @@ pub struct Layout {
 impl Layout {
     /// Whether every resource has a bit of its own.
     pub fn fits(&self) -> bool {
-        FIXED + self.servers + 2 * self.clients <= 64
+        FIXED + self.servers + 3 * self.clients <= 64
     }
     pub fn server(&self, k: ServerId) -> u64 {
         1 << (FIXED + k)
@@ -105,15 +115,28 @@ impl Layout {
     pub fn slot(&self, c: ClientId) -> u64 {
         1 << (FIXED + self.servers + c)
     }
-    pub fn ident(&self, c: ClientId) -> u64 {
+    pub fn wire(&self, c: ClientId) -> u64 {
         1 << (FIXED + self.servers + self.clients + c)
     }
+    pub fn ident(&self, c: ClientId) -> u64 {
+        1 << (FIXED + self.servers + 2 * self.clients + c)
+    }
+    /// Every client's wire.
+    pub fn wires(&self) -> u64 {
+        (0..self.clients).fold(0, |m, c| m | self.wire(c))
+    }
+    /// Every server.
+    pub fn all_servers(&self) -> u64 {
+        (0..self.servers).fold(0, |m, k| m | self.server(k))
+    }
     /// What the checker's monitors read from the world as they judge a
-    /// step (`View`): the clock, the session tracker, the leader's tree
-    /// and every client's identity (session, crashed).
-    pub fn observer_reads(&self) -> u64 {
+    /// step (`View`): the clock, the session tracker (liveness, the next
+    /// session id), every client's session and crash state (its wire) and,
+    /// if `tree`, the leader's tree.
+    pub fn observer_reads(&self, tree: bool) -> u64 {
+        let tree = if tree { self.server(0) } else { 0 };
         let idents = (0..self.clients).fold(0, |m, c| m | self.ident(c));
-        CLOCK | SESSIONS | self.server(0) | idents
+        CLOCK | SESSIONS | idents | tree
     }
 
     /// How many distinct events a world of this shape can offer
@@ -193,11 +216,20 @@ impl<C: Client> World<C> {
             }
             writes |= layout.slot(c);
             let (now, then) = (&self.clients[c], &before.clients[c]);
+            let wire_moved = now.session != then.session
+                || now.link != then.link
+                || now.cut != then.cut
+                || now.life != then.life
+                || now.conn.pending != then.conn.pending;
+            if wire_moved {
+                writes |= layout.wire(c);
+            }
             if now.session != then.session || now.is_crashed() != then.is_crashed() {
                 writes |= layout.ident(c);
             }
         }
-        let own = |c: ClientId| layout.slot(c) | layout.ident(c);
+        let own = |c: ClientId| layout.slot(c) | layout.wire(c) | layout.ident(c);
+        let applying = LOG | SESSIONS | CLOCK | layout.all_servers() | layout.wires();
         let reads = match *event {
             Event::Receive { client } | Event::Timer { client } => {
                 let mut r = own(client) | CLOCK;
@@ -217,7 +249,9 @@ impl<C: Client> World<C> {
             Event::Connect { client, server } if writes & LOG == 0 => {
                 own(client) | layout.server(server) | SESSIONS | CLOCK | LOG
             }
-            _ => u64::MAX,
+            Event::Request { client } | Event::Connect { client, .. } => own(client) | applying,
+            Event::Apply { .. } => applying,
+            Event::Tick | Event::Fault(_) => u64::MAX,
         };
         Footprint {
             reads: reads | writes,

@@ -74,6 +74,8 @@ pub struct Por {
     layout: Layout,
     /// A hard monitor reads requests sent and messages delivered too.
     deliveries_observed: bool,
+    /// A hard monitor reads the leader's tree (`owner`).
+    tree_observed: bool,
 }
 
 /// A step asleep in a state: not taken there, as a commuting order of it
@@ -109,9 +111,11 @@ pub fn decide<C: RecipeSet>(scenario: &Scenario<C>, root: &Model<C>) -> Result<P
         .hard
         .iter()
         .any(|p| matches!(p, Property::NoLeaks | Property::NoHerd | Property::QueueSafety));
+    let tree_observed = scenario.hard.contains(&Property::Owner);
     Ok(Por {
         layout,
         deliveries_observed,
+        tree_observed,
     })
 }
 
@@ -148,7 +152,7 @@ impl Por {
             _ => false,
         }) || *child.monitors != *parent.monitors;
         if observed {
-            footprint.reads |= MONITORS | self.layout.observer_reads();
+            footprint.reads |= MONITORS | self.layout.observer_reads(self.tree_observed);
             footprint.writes |= MONITORS;
         }
         footprint
