@@ -20,10 +20,12 @@
 //! world, the model's monitors ([`Por::footprint`]):
 //! - a step the hard monitors *observe* — it changed their state, or its
 //!   history holds an application event or a session end (every hard
-//!   monitor reads those; `leaks`, `herd`, `queue` also read requests sent
-//!   and messages delivered) — reads and writes the monitors, and reads
-//!   what monitors read from the world (the clock, the session tracker,
-//!   the leader's tree, every client's session and crash state). So two
+//!   monitor reads those; `herd` and `queue` also read every message
+//!   delivered, and `leaks` a client's own deletes in flight, which only
+//!   that client's steps change) — reads and writes the monitors, and
+//!   reads what monitors read from the world (the clock, the session
+//!   tracker, every client's session and crash state, and for `owner` the
+//!   leader's tree). So two
 //!   steps that both emit application events are dependent (the `mutex`
 //!   and `fifo` monitors read their order), and a step that ends a session
 //!   the monitors track is dependent with any observed step;
@@ -96,7 +98,10 @@ pub fn decide<C: RecipeSet>(scenario: &Scenario<C>, root: &Model<C>) -> Result<P
         return Err("faults are aimed at roles".into());
     }
     if !scenario.monitors.is_empty()
-        || scenario.hard.iter().any(|p| matches!(p, Property::Custom(_)))
+        || scenario
+            .hard
+            .iter()
+            .any(|p| matches!(p, Property::Custom(_)))
     {
         return Err("the scenario's own monitors may read anything".into());
     }
@@ -107,10 +112,15 @@ pub fn decide<C: RecipeSet>(scenario: &Scenario<C>, root: &Model<C>) -> Result<P
             layout.clients, layout.servers
         ));
     }
+    // `leaks` also reads requests sent and replies delivered, but only to
+    // note a client's own deletes in flight, keyed by that client: a step
+    // of another client can never make such a happening matter to it, so
+    // "it changed the monitors" covers it. `herd` and `queue` relate
+    // deliveries of different clients: every delivery is observed.
     let deliveries_observed = scenario
         .hard
         .iter()
-        .any(|p| matches!(p, Property::NoLeaks | Property::NoHerd | Property::QueueSafety));
+        .any(|p| matches!(p, Property::NoHerd | Property::QueueSafety));
     let tree_observed = scenario.hard.contains(&Property::Owner);
     Ok(Por {
         layout,
@@ -138,7 +148,7 @@ impl Por {
     /// What the step `event` from `parent` to `child` (a copy of `parent`,
     /// stepped, with `log` its history) touched, monitors included. See
     /// the module docs.
-    pub(super) fn footprint<C: RecipeSet>(
+    pub fn footprint<C: RecipeSet>(
         &self,
         parent: &Model<C>,
         child: &Model<C>,
