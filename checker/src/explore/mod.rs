@@ -40,6 +40,8 @@ pub struct Options {
     pub depth: usize,
     /// BFS/DFS: symmetry reduction where sound.
     pub symmetry: bool,
+    /// BFS/DFS: distinct states at most (the search stops incomplete past it).
+    pub max_states: usize,
 }
 
 impl Options {
@@ -54,6 +56,9 @@ impl Options {
             pct_depth: e.pct_depth,
             depth: e.depth,
             symmetry: e.symmetry,
+            max_states: e.max_states.map_or(exhaustive::MAX_STATES, |n| {
+                usize::try_from(n).unwrap_or(usize::MAX)
+            }),
         }
     }
 }
@@ -111,11 +116,14 @@ pub fn strategy<C: RecipeSet>(options: &Options) -> Box<dyn Strategy<C>> {
         StrategyKind::Bfs => Box::new(
             exhaustive::Exhaustive::bfs(options.depth)
                 .with_jobs(options.jobs)
-                .with_symmetry(options.symmetry),
+                .with_symmetry(options.symmetry)
+                .with_max_states(options.max_states),
         ),
-        StrategyKind::Dfs => {
-            Box::new(exhaustive::Exhaustive::dfs(options.depth).with_symmetry(options.symmetry))
-        }
+        StrategyKind::Dfs => Box::new(
+            exhaustive::Exhaustive::dfs(options.depth)
+                .with_symmetry(options.symmetry)
+                .with_max_states(options.max_states),
+        ),
     }
 }
 
