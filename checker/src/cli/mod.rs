@@ -12,6 +12,7 @@
 //! writers, so tests drive it in-process exactly as the binary does.
 
 mod check;
+mod figures;
 mod io;
 mod list;
 mod merge;

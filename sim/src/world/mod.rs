@@ -90,8 +90,8 @@ use crate::fingerprint::StableHasher;
 use crate::proto::{Op, Reply, SessionEvent, SessionId, Tick, WatchedEvent, Zxid};
 use crate::tree::{DataTree, Txn};
 
+pub use crate::ids::SESSION_ID_BASE;
 pub use client_watches::{ClientWatches, WatchKind, WatchReg};
-pub use session::SESSION_ID_BASE;
 
 use self::log::CommitLog;
 use cow::CowVec;
@@ -100,10 +100,7 @@ use session::SessionTracker;
 pub use sharing::Sharing;
 use slot::{ClientSlot, Life, Link, Slots};
 
-/// Index of a client in the world (stable for the run).
-pub type ClientId = usize;
-/// Index of a server; server 0 is the leader.
-pub type ServerId = usize;
+pub use crate::ids::{ClientId, ServerId};
 
 /// How the ensemble is shaped and what may go wrong.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

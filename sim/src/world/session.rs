@@ -3,11 +3,8 @@
 
 use std::collections::BTreeMap;
 
+use crate::ids::SESSION_ID_BASE;
 use crate::proto::{SessionId, Tick};
-
-/// Session ids start here and count up: deterministic, and shaped like the
-/// real ones (server id in the top byte).
-pub const SESSION_ID_BASE: SessionId = 0x0100_0000_0000_0000;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct SessionTracker {
