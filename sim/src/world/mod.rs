@@ -84,6 +84,8 @@ mod sharing;
 mod slot;
 mod step;
 
+use std::sync::Arc;
+
 use crate::client::Client;
 use crate::client::OpId;
 use crate::fingerprint::StableHasher;
@@ -257,7 +259,9 @@ pub const DEFAULT_SYNC_LIMIT: Tick = 5;
 /// The whole simulated system. See the crate docs.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct World<C: Client> {
-    config: Config,
+    /// Fixed for the run, so shared by every copy of the world (a search
+    /// keeps hundreds of thousands of copies at once).
+    config: Arc<Config>,
     now: Tick,
     /// Faults still available (starts as `config.faults`).
     budget: FaultBudget,
@@ -290,7 +294,7 @@ impl<C: Client> World<C> {
         let servers = config.servers.max(1);
         let mut world = World {
             budget: config.faults,
-            config,
+            config: Arc::new(config),
             now: 0,
             servers: (0..servers).map(|_| Server::new()).collect(),
             log: CommitLog::default(),
