@@ -94,7 +94,7 @@ pub(super) struct Asleep {
 /// Whether exhaustive search of `scenario` (initial state `root`) may use
 /// sleep sets; `Err` says why not.
 pub fn decide<C: RecipeSet>(scenario: &Scenario<C>, root: &Model<C>) -> Result<Por, String> {
-    if !root.aims.is_empty() {
+    if root.aiming.is_some() {
         return Err("faults are aimed at roles".into());
     }
     if !scenario.monitors.is_empty()
