@@ -468,3 +468,29 @@ fn custom_code_and_aimed_faults_turn_por_off() {
 fn search_default(scenario: &Scenario) -> Exploration {
     Exhaustive::bfs(200).explore(scenario, &Progress::hidden())
 }
+
+/// The reference scenario of docs/PERFORMANCE.md (3 clients, no drop)
+/// under exact orbit keys: the same orbits with and without sleep sets,
+/// BFS and DFS. Slow (the exact key renames each state six ways): run with
+/// `cargo test --release -p zkcheck --test por -- --ignored`.
+#[test]
+#[ignore]
+fn the_reference_scenario_has_the_same_orbits_with_and_without_sleep_sets() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../scenarios/lock-sequential-small.toml");
+    let mut scenario = Scenario::from_file(&path).unwrap();
+    scenario.clients = 3;
+    scenario.faults.connection_drops = 0;
+    let off = search(&scenario, false, Sym::Exact, false, 1);
+    assert!(off.failure.is_none() && off.truncated == 0);
+    for dfs in [false, true] {
+        let on = search(&scenario, dfs, Sym::Exact, true, 1);
+        assert!(on.failure.is_none() && on.truncated == 0);
+        assert_eq!(on.distinct_states, off.distinct_states, "dfs: {dfs}");
+        assert!(on.events < off.events);
+        eprintln!(
+            "reference, exact orbits (dfs: {dfs}): {:?} orbits; events {} with POR, {} without",
+            on.distinct_states, on.events, off.events
+        );
+    }
+}
