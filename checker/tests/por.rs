@@ -494,3 +494,47 @@ fn the_reference_scenario_has_the_same_orbits_with_and_without_sleep_sets() {
         );
     }
 }
+
+/// The CLI: `check` prints `por on (…)`, and `--no-por` and `[explore] por
+/// = false` print `por off (turned off)`, with the same states (symmetry
+/// off: its representative counts move with the members met) and more
+/// events.
+#[test]
+fn the_cli_prints_por_and_the_flag_and_key_turn_it_off() {
+    let small = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../scenarios/lock-sequential-small.toml");
+    let text = std::fs::read_to_string(&small).unwrap();
+    let off_file = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("por-off.toml");
+    std::fs::write(
+        &off_file,
+        text.replace("[explore]\n", "[explore]\npor = false\nsymmetry = false\n"),
+    )
+    .unwrap();
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_zkcheck"))
+            .args(args)
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let number = |label: &str| -> u64 {
+            text.split(label)
+                .nth(1)
+                .and_then(|rest| rest.split(',').next())
+                .and_then(|n| n.parse().ok())
+                .unwrap_or_else(|| panic!("{label} in {text}"))
+        };
+        let figures = (number("distinct states: "), number("events: "));
+        (text, figures)
+    };
+    let small = small.to_str().unwrap();
+    let (on, with) = run(&["check", small, "-q", "--no-symmetry"]);
+    assert!(on.contains("; por on (sleep sets over 22 events)"), "{on}");
+    let (off, without) = run(&["check", small, "-q", "--no-symmetry", "--no-por"]);
+    assert!(off.contains("; por off (turned off)"), "{off}");
+    let (key, by_key) = run(&["check", off_file.to_str().unwrap(), "-q"]);
+    assert!(key.contains("; por off (turned off)"), "{key}");
+    assert_eq!(with.0, without.0, "the same states");
+    assert!(with.1 < without.1, "{with:?} / {without:?}");
+    assert_eq!(without, by_key);
+}
