@@ -51,6 +51,11 @@ pub trait Client: Clone + Hash + Eq + Debug {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Cx<E> {
     now: Tick,
+    /// Whether the handler asked for [`Cx::now`]: the world remembers it,
+    /// because a client that knows the absolute time may act on it, and a
+    /// checker may then not treat states that differ only by a shift of
+    /// the clock as equal ([`crate::World::time_shift_fingerprint`]).
+    read_clock: std::cell::Cell<bool>,
     session: SessionId,
     next_op: OpId,
     pub(crate) sent: Vec<(OpId, Op)>,
@@ -84,6 +89,7 @@ impl<E> Cx<E> {
     pub fn new(now: Tick, session: SessionId, next_op: OpId) -> Self {
         Cx {
             now,
+            read_clock: std::cell::Cell::new(false),
             session,
             next_op,
             sent: Vec::new(),
@@ -92,8 +98,11 @@ impl<E> Cx<E> {
             session_request: None,
         }
     }
-    /// Current simulated time.
+    /// Current simulated time. Reading it is recorded (see `read_clock`):
+    /// a recipe that only arms relative timers ([`Cx::after`]) keeps its
+    /// states comparable up to a shift of the clock.
     pub fn now(&self) -> Tick {
+        self.read_clock.set(true);
         self.now
     }
     /// The id of the client's current session (for GUID-tagged names).
@@ -113,6 +122,8 @@ impl<E> Cx<E> {
     }
     /// (Re)arm the client's single timer to fire `ticks` from now.
     pub fn after(&mut self, ticks: Tick) {
+        // Not a read of the clock: the world stores the deadline, and the
+        // client learns nothing of the absolute time.
         self.timer = TimerRequest::At(self.now + ticks);
     }
     /// Disarm the timer.
@@ -148,6 +159,7 @@ impl<E> Cx<E> {
             events: self.events,
             timer: self.timer,
             session_request: self.session_request,
+            read_clock: self.read_clock.get(),
         }
     }
 }
@@ -160,4 +172,6 @@ pub struct CxOutput<E> {
     pub events: Vec<E>,
     pub timer: TimerRequest,
     pub session_request: Option<SessionRequest>,
+    /// The handler read the absolute time ([`Cx::now`]).
+    pub read_clock: bool,
 }
