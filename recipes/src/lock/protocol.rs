@@ -45,6 +45,14 @@ pub trait Protocol: Clone + Hash + Eq + Debug {
     /// after a new one replaced an expired one. A chance to clean up what an
     /// abandoned attempt left, before the next attempt starts.
     fn resumed(&mut self, cx: &mut Cx<AppEvent>);
+    /// The client's timer fired while it waits for the lock: a protocol that
+    /// polls instead of watching armed it ([`Cx::after`]). The round loop
+    /// uses the timer only to hold and to think, never while waiting, so
+    /// the two never meet. The default ignores it.
+    fn on_timer(&mut self, cx: &mut Cx<AppEvent>) -> Attempt {
+        let _ = cx;
+        Attempt::Wait
+    }
     /// Flaw W5: pretend session events do not happen (see [`LockClient`]).
     fn ignores_session(&self) -> bool {
         false
@@ -209,6 +217,10 @@ impl<P: Protocol> Client for LockClient<P> {
                 self.rounds.released(cx);
             }
             Due::NextRound => self.maybe_begin(cx),
+            Due::Stale if self.rounds.phase() == super::rounds::Phase::Waiting => {
+                let attempt = self.protocol.on_timer(cx);
+                self.apply(attempt, cx);
+            }
             Due::Stale => {}
         }
     }
