@@ -140,6 +140,9 @@ macro_rules! registry {
             fn renamed(&self, rn: &zksim::rename::Renaming) -> Option<Self> {
                 match self { $( AnyRecipe::$variant(r) => r.renamed(rn).map(AnyRecipe::$variant), )* }
             }
+            fn ops_shifted(&self, base: OpId) -> Option<Self> {
+                match self { $( AnyRecipe::$variant(r) => r.ops_shifted(base).map(AnyRecipe::$variant), )* }
+            }
         }
 
         /// All recipes, in `zkcheck list` order.

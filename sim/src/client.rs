@@ -45,6 +45,20 @@ pub trait Client: Clone + Hash + Eq + Debug {
         let _ = r;
         None
     }
+    /// This client with every op id it remembers made relative to `base`
+    /// (`op.wrapping_sub(base)`): a checker keys states that differ only
+    /// in how many requests were sent before ([`crate::World::time_shift_fingerprint`]).
+    /// Op ids must only be compared for equality (matching replies to
+    /// requests), never ordered or counted. `None` (the default) when the
+    /// client cannot say: its ops then stay absolute, which is sound and
+    /// only keeps a loop of its requests from being seen to repeat.
+    fn ops_shifted(&self, base: OpId) -> Option<Self>
+    where
+        Self: Sized,
+    {
+        let _ = base;
+        None
+    }
 }
 
 /// What a client asks of the world while handling one input.

@@ -157,12 +157,20 @@ fn print_summary(
                 scenario.explore.max_steps
             )
         }
-        StrategyKind::Bfs | StrategyKind::Dfs => say!(
+        StrategyKind::Bfs => say!(
             io,
             "strategy {}: depth {}; symmetry {}",
             options.strategy.name(),
             options.depth,
             r.symmetry.as_deref().unwrap_or("off")
+        ),
+        StrategyKind::Dfs => say!(
+            io,
+            "strategy {}: depth {}; symmetry {}; cycle check {}",
+            options.strategy.name(),
+            options.depth,
+            r.symmetry.as_deref().unwrap_or("off"),
+            r.cycle_check.as_deref().unwrap_or("off")
         ),
     }
     let mut line = format!("schedules: {}, events: {}", r.schedules, r.events);

@@ -40,6 +40,8 @@ pub struct Options {
     pub depth: usize,
     /// BFS/DFS: symmetry reduction where sound.
     pub symmetry: bool,
+    /// DFS: the cycle check (lassos).
+    pub cycles: bool,
 }
 
 impl Options {
@@ -54,6 +56,7 @@ impl Options {
             pct_depth: e.pct_depth,
             depth: e.depth,
             symmetry: e.symmetry,
+            cycles: e.cycles,
         }
     }
 }
@@ -65,6 +68,10 @@ pub struct Failure {
     pub seed: Option<u64>,
     pub violation: Violation,
     pub schedule: Schedule,
+    /// A lasso ([`crate::lasso`]): the schedule's events from this index on
+    /// are a cycle that can repeat for ever (exhaustive search's cycle
+    /// check); `None` for a run that ends in its violation.
+    pub cycle_from: Option<usize>,
 }
 
 /// What an exploration found and how much it looked at.
@@ -84,6 +91,9 @@ pub struct Exploration {
     /// Exhaustive search: whether symmetry reduction was used, and with
     /// which clients, or why not (`"on (…)"` / `"off (…)"`).
     pub symmetry: Option<String>,
+    /// Exhaustive search: whether DFS checked cycles for livelocks
+    /// (`"on (…)"` / `"off (…)"`; [`crate::lasso`]).
+    pub cycle_check: Option<String>,
     /// Seeded: runs that were cut at `explore.max_steps` before their natural
     /// end (their end-of-run checks saw an unfinished run).
     pub runs_cut: u64,
@@ -113,9 +123,11 @@ pub fn strategy<C: RecipeSet>(options: &Options) -> Box<dyn Strategy<C>> {
                 .with_jobs(options.jobs)
                 .with_symmetry(options.symmetry),
         ),
-        StrategyKind::Dfs => {
-            Box::new(exhaustive::Exhaustive::dfs(options.depth).with_symmetry(options.symmetry))
-        }
+        StrategyKind::Dfs => Box::new(
+            exhaustive::Exhaustive::dfs(options.depth)
+                .with_symmetry(options.symmetry)
+                .with_cycles(options.cycles),
+        ),
     }
 }
 
@@ -199,6 +211,7 @@ where
                     seed: Some(o.seed),
                     violation,
                     schedule: o.schedule,
+                    cycle_from: None,
                 });
                 return result;
             }

@@ -57,6 +57,13 @@ pub trait Protocol: Clone + Hash + Eq + Debug {
     fn ignores_session(&self) -> bool {
         false
     }
+    /// This protocol's memory with every op id it keeps made relative to
+    /// `base` ([`zksim::Client::ops_shifted`]); `None` (the default) when
+    /// not written.
+    fn ops_shifted(&self, base: OpId) -> Option<Self> {
+        let _ = base;
+        None
+    }
     /// This protocol's memory under a renaming of clients
     /// ([`zksim::Client::renamed`]); `None` (the default) when its
     /// behaviour may depend on names in a way renaming does not preserve.
@@ -227,6 +234,22 @@ impl<P: Protocol> Client for LockClient<P> {
 
     fn is_done(&self) -> bool {
         self.rounds.is_done()
+    }
+
+    /// The round loop holds no op ids; the root's create may.
+    fn ops_shifted(&self, base: OpId) -> Option<Self> {
+        let root_state = match self.root_state {
+            Root::Creating { last } => Root::Creating {
+                last: last.wrapping_sub(base),
+            },
+            other => other,
+        };
+        Some(LockClient {
+            root: self.root.clone(),
+            root_state,
+            rounds: self.rounds.clone(),
+            protocol: self.protocol.ops_shifted(base)?,
+        })
     }
 
     /// The round loop holds no names; the lock root is a fixed path.

@@ -478,6 +478,27 @@ impl Protocol for SequentialProtocol {
         self.flaws.ignore_session
     }
 
+    /// Op ids are only matched against replies (`want == op`).
+    fn ops_shifted(&self, base: OpId) -> Option<Self> {
+        let op = |o: OpId| o.wrapping_sub(base);
+        let stage = match self.stage.clone() {
+            Stage::Creating { op: o } => Stage::Creating { op: op(o) },
+            Stage::Finding { op: o, prefix } => Stage::Finding { op: op(o), prefix },
+            Stage::Adopting { op: o, name } => Stage::Adopting { op: op(o), name },
+            Stage::Listing { op: o } => Stage::Listing { op: op(o) },
+            Stage::Watching { op: o, pred } => Stage::Watching { op: op(o), pred },
+            other @ (Stage::Idle | Stage::Polling | Stage::Holding) => other,
+        };
+        Some(SequentialProtocol {
+            stage,
+            releasing: self
+                .releasing
+                .as_ref()
+                .map(|(name, o)| (name.clone(), o.map(op))),
+            ..self.clone()
+        })
+    }
+
     /// Symmetric (clients interchangeable under renaming) unless a flaw
     /// makes names matter beyond their guid: `string_sort` orders the line
     /// by whole names, so the client index decides who goes first;

@@ -16,6 +16,14 @@
 //! A follower partitioned longer than `sync_limit` ago is down whatever the
 //! exact start: its start reads as exactly `sync_limit` ago.
 //!
+//! Op ids are the other counter that never comes back: each request a
+//! client sends takes the next one (ZooKeeper's xid). They are only
+//! matched for equality (a reply to its request), so a client whose logic
+//! can rewrite the op ids it remembers ([`Client::ops_shifted`]) is keyed
+//! with every op id — its counter, its requests and replies in flight, its
+//! memory — relative to its counter. A client that cannot keeps its ops
+//! absolute.
+//!
 //! What stays absolute, and why that is still sound:
 //! - node `ctime`/`mtime` (and the leader's clock in its commit log, where
 //!   they come from): only reported in a `Stat`, and no recipe or monitor
@@ -30,10 +38,12 @@
 
 use std::hash::{Hash, Hasher};
 
-use crate::client::Client;
+use crate::client::{Client, OpId};
+use crate::fingerprint::{stable_hash, StableHasher};
 use crate::proto::Tick;
 
-use super::slot::Life;
+use super::connection::{Inbound, Outgoing, Pending};
+use super::slot::{ClientSlot, Life};
 use super::World;
 
 /// Whether some client's handler has read the absolute time. Hashes to
@@ -57,62 +67,125 @@ impl<C: Client> World<C> {
         self.clock_read.0
     }
 
-    /// This world with every time the rules compare made relative to the
-    /// clock (`t - now`, wrapping: a bijection, so the key loses nothing)
-    /// and the clock at 0. Parts without times stay shared.
-    pub fn time_shifted(&self) -> World<C> {
-        let base = self.now;
-        let rel = |t: Tick| t.wrapping_sub(base);
-        let mut world = self.clone();
-        world.now = 0;
-        for id in 0..self.clients.len() {
-            let slot = &self.clients[id];
-            let timed = slot.timer.is_some()
-                || matches!(slot.life, Life::Paused { .. })
-                || slot.cut.is_some();
-            if !timed {
-                continue;
-            }
-            let slot = &mut world.clients[id];
-            slot.timer = slot.timer.map(rel);
-            if let Life::Paused { since, until } = slot.life {
-                slot.life = Life::Paused {
-                    since: rel(since),
-                    until: rel(until),
-                };
-            }
-            if let Some(cut) = &mut slot.cut {
-                cut.since = rel(cut.since);
-            }
-        }
-        for id in 0..self.servers.len() {
-            if let Some(since) = self.servers[id].partitioned_since {
-                // Past `sync_limit` the follower is down for good (until
-                // healed) and how long ago it was cut off no longer
-                // matters: every such start reads as `sync_limit` ago.
-                let since = if self.server_down(id) {
-                    rel(base.wrapping_sub(self.config.sync_limit))
-                } else {
-                    rel(since)
-                };
-                world.servers[id].partitioned_since = Some(since);
-            }
-        }
-        for heard in world.sessions.live.values_mut() {
-            *heard = rel(*heard);
-        }
-        world
-    }
-
-    /// The fingerprint of [`World::time_shifted`]: equal for two worlds
-    /// that differ only by a shift of the clock (see the module docs).
-    /// `None` once a client has read the absolute time.
+    /// A fingerprint equal for two worlds that differ only by a shift of
+    /// the clock and, per client, of its op counter (see the module
+    /// docs); a function of the shifted world alone. `None` once a client
+    /// has read the absolute time.
+    ///
+    /// Slots are shifted through a per-thread cache keyed by the slot's
+    /// remembered hash and the clock: most slots of a state are shared
+    /// with states keyed before.
     pub fn time_shift_fingerprint(&self) -> Option<u64> {
         if self.clock_read() {
             return None;
         }
-        Some(self.time_shifted().fingerprint())
+        let now = self.now;
+        let rel = |t: Tick| t.wrapping_sub(now);
+        let mut h = StableHasher::new();
+        self.config.hash(&mut h);
+        self.budget.hash(&mut h);
+        h.write_usize(self.servers.len());
+        for id in 0..self.servers.len() {
+            match self.servers[id].partitioned_since {
+                None => h.write_u64(self.servers.hash_word_of(id)),
+                Some(since) => {
+                    // Past `sync_limit` the follower is down for good
+                    // (until healed) and how long ago it was cut off no
+                    // longer matters: every such start reads as
+                    // `sync_limit` ago.
+                    let since = if self.server_down(id) {
+                        rel(now.wrapping_sub(self.config.sync_limit))
+                    } else {
+                        rel(since)
+                    };
+                    let mut server = self.servers[id].clone();
+                    server.partitioned_since = Some(since);
+                    h.write_u64(stable_hash(&server));
+                }
+            }
+        }
+        self.log.hash(&mut h);
+        h.write_usize(self.sessions.live.len());
+        for (&session, &heard) in &self.sessions.live {
+            h.write_u64(session as u64);
+            h.write_u64(rel(heard));
+        }
+        h.write_u64(self.sessions.next_id as u64);
+        h.write_usize(self.clients.len());
+        for id in 0..self.clients.len() {
+            let word = self.clients.hash_word_of(id);
+            let slot = &self.clients[id];
+            h.write_u64(cached(word, now, || stable_hash(&shifted_slot(slot, now))));
+        }
+        Some(h.finish())
     }
+}
+
+/// `slot` with its times relative to `now` and, if its logic can shift
+/// its op ids ([`Client::ops_shifted`]), its ops relative to its counter.
+fn shifted_slot<C: Client>(slot: &ClientSlot<C>, now: Tick) -> ClientSlot<C> {
+    let rel = |t: Tick| t.wrapping_sub(now);
+    let mut slot = slot.clone();
+    slot.timer = slot.timer.map(rel);
+    if let Life::Paused { since, until } = slot.life {
+        slot.life = Life::Paused {
+            since: rel(since),
+            until: rel(until),
+        };
+    }
+    if let Some(cut) = &mut slot.cut {
+        cut.since = rel(cut.since);
+    }
+    let base = slot.next_op;
+    if let Some(logic) = slot.logic.ops_shifted(base) {
+        let op = |o: &mut OpId| *o = o.wrapping_sub(base);
+        slot.logic = logic;
+        slot.next_op = 0;
+        for out in &mut slot.conn.outbound {
+            if let Outgoing::Op { op: o, .. } = out {
+                op(o);
+            }
+        }
+        for pending in &mut slot.conn.pending {
+            match pending {
+                Pending::Read { op: o, .. }
+                | Pending::Sync { op: o, .. }
+                | Pending::Write { op: o, .. } => op(o),
+                Pending::Close { .. } => {}
+            }
+        }
+        for inbound in &mut slot.conn.inbound {
+            if let Inbound::Reply { op: o, .. } = inbound {
+                op(o);
+            }
+        }
+    }
+    slot
+}
+
+thread_local! {
+    /// (a slot's stable hash, the clock) → the shifted slot's stable hash.
+    static SHIFTED: std::cell::RefCell<std::collections::HashMap<(u64, u64), u64>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+/// Entries the cache of shifted slot hashes holds before it starts over.
+const CACHE_LIMIT: usize = 1 << 18;
+
+/// A pure function through a per-thread cache: results never depend on it.
+fn cached(part: u64, now: Tick, compute: impl FnOnce() -> u64) -> u64 {
+    if let Some(hash) = SHIFTED.with(|c| c.borrow().get(&(part, now)).copied()) {
+        return hash;
+    }
+    let hash = compute();
+    SHIFTED.with(|c| {
+        let mut cache = c.borrow_mut();
+        if cache.len() >= CACHE_LIMIT {
+            cache.clear();
+        }
+        cache.insert((part, now), hash);
+    });
+    hash
 }
 
 #[cfg(test)]
