@@ -183,6 +183,9 @@ fn print_summary(
     if r.runs_cut > 0 {
         line += &format!(", runs cut at max_steps: {}", r.runs_cut);
     }
+    if r.cycles_dismissed > 0 {
+        line += &format!(", cycles closed (no livelock): {}", r.cycles_dismissed);
+    }
     line += &format!(", time: {secs:.2}s");
     if secs > 0.0 {
         line += &format!(" ({:.0} events/s)", r.events as f64 / secs);

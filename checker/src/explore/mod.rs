@@ -94,6 +94,9 @@ pub struct Exploration {
     /// Exhaustive search: whether DFS checked cycles for livelocks
     /// (`"on (…)"` / `"off (…)"`; [`crate::lasso`]).
     pub cycle_check: Option<String>,
+    /// DFS with the cycle check: cycles closed and judged not to be
+    /// livelocks (progress in them, a starved actor, nobody waiting).
+    pub cycles_dismissed: u64,
     /// Seeded: runs that were cut at `explore.max_steps` before their natural
     /// end (their end-of-run checks saw an unfinished run).
     pub runs_cut: u64,

@@ -172,9 +172,10 @@ pub(super) fn explore<C: RecipeSet>(
                 for child in children {
                     let (shift, new) = child.tag;
                     if cycles && on_path.contains_key(&shift) {
-                        if let Some(failure) =
-                            close_cycle(scenario, &path, &child.event, shift, &mut not_lassos)
-                        {
+                        let closed =
+                            close_cycle(scenario, &path, &child.event, shift, &mut not_lassos);
+                        result.cycles_dismissed = not_lassos.len() as u64;
+                        if let Some(failure) = closed {
                             result.failure = Some(failure);
                             break 'search;
                         }
