@@ -135,6 +135,18 @@ fn the_lasso_token_replays_to_the_same_verdict_with_the_cycle_marked() {
     let v = replayed.run.violation.expect("replay judges the lasso");
     assert_eq!(v.property, Property::Liveness);
     assert_eq!(v.explanation, c.violation.explanation);
+    // The Markdown/HTML report marks the lasso too.
+    let dir = std::env::temp_dir().join(format!("zkcheck-lasso-{}", std::process::id()));
+    let written = zkcheck::viewer::write_counterexample(&dir, &token).expect("report written");
+    let md = std::fs::read_to_string(&written[0]).expect("markdown");
+    assert!(md.contains("**LASSO**: steps"), "{md}");
+    assert!(md.contains("**VIOLATION of liveness**: livelock"), "{md}");
+    let html = std::fs::read_to_string(&written[2]).expect("html");
+    assert!(
+        html.contains(CYCLE_MARK),
+        "the page's trace marks the cycle"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
     // Without its cycle mark the same schedule is only a cut run.
     let plain = replay_lasso(&token.scenario, &token.indices, None).expect("fits");
     assert!(plain.run.violation.is_none());
