@@ -148,6 +148,16 @@ pub struct Roles {
 }
 
 impl Roles {
+    /// No roles tracked (no fault is aimed).
+    pub const EMPTY: Roles = Roles {
+        holding: Vec::new(),
+        waiting: Vec::new(),
+        leading: Vec::new(),
+        releasing: Vec::new(),
+        queued: Vec::new(),
+        group: Vec::new(),
+    };
+
     pub fn new(clients: usize) -> Self {
         Roles {
             holding: vec![false; clients],

@@ -138,6 +138,12 @@ pub const MEMORY_MB: Limit = Limit {
     max: 1 << 22,
     why: "MiB of memory exhaustive search and PCT may use before stopping as incomplete",
 };
+pub const MAX_STATES: Limit = Limit {
+    name: "explore.max_states",
+    min: 1,
+    max: 100_000_000_000,
+    why: "distinct states BFS/DFS visits before stopping as incomplete (about 35 bytes each, more on BFS's frontier)",
+};
 pub const JOBS: Limit = Limit {
     name: "--jobs",
     min: 1,
@@ -232,7 +238,7 @@ pub const TOKEN_BYTES: Limit = Limit {
 };
 
 /// Every limit, in the order `docs/SCENARIOS.md` lists them.
-pub const ALL: [Limit; 29] = [
+pub const ALL: [Limit; 30] = [
     CLIENTS,
     SERVERS,
     ROUNDS,
@@ -247,6 +253,7 @@ pub const ALL: [Limit; 29] = [
     PCT_DEPTH,
     DEPTH,
     MEMORY_MB,
+    MAX_STATES,
     JOBS,
     SHARDS,
     TIME_LIMIT,

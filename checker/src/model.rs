@@ -30,13 +30,21 @@ use crate::scenario::Scenario;
 pub struct Model<C: RecipeSet = AnyRecipe> {
     pub world: World<C>,
     pub monitors: Arc<MonitorSet>,
-    /// Which client (or role) each fault kind may strike.
-    pub aims: Aims,
-    /// The roles clients play, kept only when some fault is aimed at a
-    /// role (otherwise it stays empty and adds nothing to the state).
-    pub roles: Roles,
+    /// Faults aimed at clients or roles, and the roles clients play; `None`
+    /// (most scenarios) when every fault may strike anyone, so that a state
+    /// copied by the search does not carry two empty tables inline.
+    pub aiming: Option<Box<Aiming>>,
     /// The scenario's invariants: stateless, so not part of the identity.
     invariants: Measured<Arc<[Invariant<C>]>>,
+}
+
+/// Where a scenario aims its faults, and the roles that decide it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Aiming {
+    /// Which client (or role) each fault kind may strike (fixed for the run).
+    pub aims: Aims,
+    /// The roles clients play, from their application events.
+    pub roles: Roles,
 }
 
 /// Pools of shared parts for states kept at the same time.
@@ -92,16 +100,15 @@ impl<C: RecipeSet> Model<C> {
         .with_custom(&scenario.monitors);
         monitors.start(&world, start);
         let aims = scenario.aims;
-        let mut roles = Roles::default();
-        if !aims.is_empty() {
-            roles = Roles::new(scenario.clients).with_groups(scenario.client_roles());
+        let aiming = (!aims.is_empty()).then(|| {
+            let mut roles = Roles::new(scenario.clients).with_groups(scenario.client_roles());
             roles.observe(start);
-        }
+            Box::new(Aiming { aims, roles })
+        });
         Model {
             world,
             monitors: Arc::new(monitors),
-            aims,
-            roles,
+            aiming,
             invariants: Measured(scenario.always.iter().copied().collect()),
         }
     }
@@ -143,10 +150,10 @@ impl<C: RecipeSet> Model<C> {
     pub fn enabled(&self, out: &mut Vec<Event>) {
         let from = out.len();
         self.world.enabled(out);
-        if !self.aims.is_empty() {
+        if let Some(aiming) = &self.aiming {
             let mut i = from;
             while i < out.len() {
-                if self.aims.allows(&out[i], &self.roles, &self.world) {
+                if aiming.aims.allows(&out[i], &aiming.roles, &self.world) {
                     i += 1;
                 } else {
                     out.remove(i);
@@ -169,8 +176,8 @@ impl<C: RecipeSet> Model<C> {
         log.clear();
         crate::panics::catch(|| {
             self.world.step(event, log);
-            if !self.aims.is_empty() {
-                self.roles.observe(log);
+            if let Some(aiming) = &mut self.aiming {
+                aiming.roles.observe(log);
             }
             Arc::make_mut(&mut self.monitors).observe(&self.world, log)?;
             self.judge_invariants()
@@ -210,14 +217,13 @@ impl<C: RecipeSet> Model<C> {
     /// renaming, the scenario's own invariants or monitors (code that may
     /// read client ids any way it likes), or faults aimed at roles.
     pub fn renamed(&self, r: &zksim::rename::Renaming) -> Option<Self> {
-        if !self.aims.is_empty() || !self.invariants.0.is_empty() {
+        if self.aiming.is_some() || !self.invariants.0.is_empty() {
             return None;
         }
         Some(Model {
             world: self.world.renamed(r)?,
             monitors: Arc::new(self.monitors.renamed(r)?),
-            aims: self.aims,
-            roles: self.roles.clone(),
+            aiming: None,
             invariants: self.invariants.clone(),
         })
     }
@@ -227,7 +233,7 @@ impl<C: RecipeSet> Model<C> {
     /// computed without building it where parts are shared with states
     /// seen before: the visited-set key of symmetry reduction.
     pub fn renamed_fingerprint(&self, r: &zksim::rename::Renaming) -> Option<u64> {
-        if !self.aims.is_empty() || !self.invariants.0.is_empty() {
+        if self.aiming.is_some() || !self.invariants.0.is_empty() {
             return None;
         }
         let world = self.world.renamed_fingerprint(r)?;
@@ -239,7 +245,7 @@ impl<C: RecipeSet> Model<C> {
         let mut h = StableHasher::new();
         h.write_u64(world);
         h.write_u64(monitors);
-        self.roles.hash(&mut h);
+        self.roles().hash(&mut h);
         Some(h.finish())
     }
 
@@ -269,7 +275,7 @@ impl<C: RecipeSet> Model<C> {
         h.write_u64(0x7153_4b1f_0000_0005);
         h.write_u64(world);
         self.monitors.hash(&mut h);
-        self.roles.hash(&mut h);
+        self.roles().hash(&mut h);
         h.finish()
     }
 
@@ -278,7 +284,19 @@ impl<C: RecipeSet> Model<C> {
         let mut h = StableHasher::new();
         h.write_u64(self.world.fingerprint());
         self.monitors.hash(&mut h);
-        self.roles.hash(&mut h);
+        self.roles().hash(&mut h);
         h.finish()
+    }
+
+    /// Whether some fault kind is aimed (the scenario's `[faults.aim]`).
+    pub fn is_aimed(&self) -> bool {
+        self.aiming.is_some()
+    }
+
+    /// The roles clients play (empty unless faults are aimed): part of the
+    /// state's identity, hashed the same whether or not it is kept.
+    fn roles(&self) -> &Roles {
+        static EMPTY: Roles = Roles::EMPTY;
+        self.aiming.as_deref().map_or(&EMPTY, |a| &a.roles)
     }
 }

@@ -35,7 +35,11 @@ impl fmt::Display for StopReason {
                  raise it with --memory-mb or `explore.memory_mb`)"
             ),
             StopReason::StateCap(n) => {
-                write!(f, "the state cap of {n} distinct states was reached")
+                write!(
+                    f,
+                    "the state cap of {n} distinct states was reached (raise it with \
+                     --max-states or `explore.max_states`)"
+                )
             }
         }
     }

@@ -98,6 +98,7 @@ fn every_limited_field_is_checked_in_files() {
         ("explore", "pct_depth", "1000000000"),
         ("explore", "depth", "0"),
         ("explore", "memory_mb", "1"),
+        ("explore", "max_states", "0"),
     ] {
         let path = file(
             "field.toml",
@@ -134,6 +135,11 @@ fn flags_out_of_range_are_refused() {
         (&["--time-limit", "0"], "`--time-limit` = 0"),
         (&["--time-limit", "soon"], "not a duration"),
         (&["--memory-mb", "1"], "`--memory-mb` = 1"),
+        (&["--max-states", "0"], "`--max-states` = 0"),
+        (
+            &["--max-states", "100000000001"],
+            "`--max-states` = 100000000001",
+        ),
         (&["--depth", "5"], "does not apply to the random strategy"),
         (&["--schedules", "-1"], "-1"),
     ] {
@@ -379,6 +385,40 @@ fn the_state_cap_is_reported_as_the_reason() {
     let r = bfs.explore(&s, &Progress::hidden());
     assert!(r.state_cap_hit);
     assert_eq!(r.ended_by, Some(zkcheck::stop::StopReason::StateCap(500)));
+}
+
+/// The cap is the user's to set, from the command line or the file, and a
+/// cap the search stays under changes nothing.
+#[test]
+fn the_state_cap_is_set_by_flag_or_file_and_a_cap_not_reached_is_ok() {
+    let small = shipped("lock-sequential-small.toml");
+    for strategy in ["bfs", "dfs"] {
+        let r = zk(&[
+            "check",
+            &small,
+            "--strategy",
+            strategy,
+            "--max-states",
+            "500",
+        ]);
+        assert_incomplete(&r, &["state cap of 500 distinct states", "--max-states"]);
+        let r = zk(&[
+            "check",
+            &small,
+            "--strategy",
+            strategy,
+            "--max-states",
+            "10000000",
+        ]);
+        assert_eq!(r.exit, Exit::Ok, "{strategy}: {}{}", r.out, r.err);
+        assert!(r.out.contains("ok: every hard check held"), "{}", r.out);
+    }
+    let capped = file(
+        "capped.toml",
+        &shipped_text("lock-sequential-small.toml")
+            .replace("[explore]\n", "[explore]\nmax_states = 700\n"),
+    );
+    assert_incomplete(&zk(&["check", &capped]), &["state cap of 700"]);
 }
 
 // --- a recipe panic is a violation with seed, trace and token -----------

@@ -15,6 +15,7 @@
 pub mod client;
 pub mod demo;
 pub mod fingerprint;
+pub mod ids;
 pub mod path;
 pub mod proto;
 pub mod rename;

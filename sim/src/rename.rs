@@ -19,9 +19,9 @@
 //! default) makes the whole world un-renamable, so a checker falls back to
 //! no reduction instead of an unsound one.
 
+use crate::ids::{ClientId, SESSION_ID_BASE};
 use crate::proto::{Op, Reply, Response, SessionId, Stat, WatchedEvent};
 use crate::tree::Txn;
-use crate::world::{ClientId, SESSION_ID_BASE};
 
 /// The index [`Renaming::placeholder`] sends a client to.
 const PLACEHOLDER: ClientId = 1 << 20;

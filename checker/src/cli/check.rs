@@ -8,13 +8,13 @@ use std::time::Instant;
 
 use crate::counterexample::Counterexample;
 use crate::explore::{self, Exploration, Options};
-use crate::monitor::{Property, Tally};
 use crate::progress::{Display, Progress};
 use crate::scenario::{property_name, Scenario, StrategyKind};
 use crate::shard::Shard;
 use crate::stop::install_signal_handler;
 use crate::summary::{incompleteness, Summary};
 
+use super::figures::print_figures;
 use super::io::Text;
 use super::{bad_input, options, say, CheckArgs, Exit, Io};
 
@@ -192,36 +192,4 @@ fn print_summary(
     }
     say!(io, "{line}");
     print_figures(io, &scenario.hard, &r.figures);
-}
-
-/// The measured figures in two lines (the full set is in `compare`'s report).
-pub(super) fn print_figures(io: &mut Text, hard: &[Property], f: &Tally) {
-    if f.acquisitions > 0 {
-        say!(
-            io,
-            "figures: {} acquisitions; wakeups per release max {} mean {:.2}; wasted max {} mean {:.2}; wait mean {:.1} p99 {} ticks",
-            f.acquisitions,
-            f.max_wakeups_per_release(),
-            f.mean_wakeups_per_release(),
-            f.max_wasted_per_release(),
-            f.mean_wasted_per_release(),
-            f.mean_latency(),
-            f.p99_latency()
-        );
-    }
-    // Hard properties fail the run and are reported below; only the
-    // measured ones are listed here.
-    let measured: Vec<String> = f
-        .violations
-        .iter()
-        .filter(|(p, _)| !hard.contains(p))
-        .map(|(&p, n)| format!("{} in {n} runs", property_name(p)))
-        .collect();
-    if !measured.is_empty() {
-        say!(
-            io,
-            "measured (not failing) violations: {}",
-            measured.join(", ")
-        );
-    }
 }

@@ -10,7 +10,7 @@ use serde::Deserialize;
 use crate::merge::{merge as combine, Input};
 use crate::summary::{Summary, VerdictKind, FORMAT};
 
-use super::check::print_figures;
+use super::figures::print_figures;
 use super::io::Text;
 use super::{bad_input, say, Exit, Io, MergeArgs};
 

@@ -12,6 +12,7 @@
 //! writers, so tests drive it in-process exactly as the binary does.
 
 mod check;
+mod figures;
 mod io;
 mod list;
 mod merge;
@@ -106,6 +107,11 @@ pub struct CheckArgs {
     /// [default: `explore.memory_mb`, else half the machine's available memory].
     #[arg(long, value_name = "MIB")]
     pub memory_mb: Option<u64>,
+    /// BFS/DFS: stop (exit 3) after this many distinct states, 1 to 10^11
+    /// [default: `explore.max_states`, else 20000000]. The memory budget
+    /// still applies: a visited state costs about 35 bytes, the frontier more.
+    #[arg(long, value_name = "N")]
+    pub max_states: Option<u64>,
     /// No progress on stderr.
     #[arg(long, short)]
     pub quiet: bool,

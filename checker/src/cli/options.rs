@@ -34,6 +34,10 @@ pub fn options(args: &CheckArgs, scenario: &Scenario) -> Result<Options, String>
     if args.no_symmetry {
         options.symmetry = false;
     }
+    if let Some(n) = args.max_states {
+        let n = l::MAX_STATES.named("--max-states").check(n)?;
+        options.max_states = usize::try_from(n).unwrap_or(usize::MAX);
+    }
     let seeded = matches!(options.strategy, StrategyKind::Random | StrategyKind::Pct);
     if seeded {
         let name = if args.seed.is_some() {

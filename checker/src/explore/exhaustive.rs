@@ -98,6 +98,11 @@ impl Exhaustive {
         self.jobs = jobs.max(1);
         self
     }
+    /// The same search stopping (incomplete) at `max_states` distinct states.
+    pub fn with_max_states(mut self, max_states: usize) -> Self {
+        self.max_states = max_states.max(1);
+        self
+    }
     /// The same search with symmetry reduction on (where sound) or off.
     pub fn with_symmetry(mut self, symmetry: bool) -> Self {
         self.symmetry = symmetry;

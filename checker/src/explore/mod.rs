@@ -42,6 +42,8 @@ pub struct Options {
     pub symmetry: bool,
     /// DFS: the cycle check (lassos).
     pub cycles: bool,
+    /// BFS/DFS: distinct states at most (the search stops incomplete past it).
+    pub max_states: usize,
 }
 
 impl Options {
@@ -57,6 +59,9 @@ impl Options {
             depth: e.depth,
             symmetry: e.symmetry,
             cycles: e.cycles,
+            max_states: e.max_states.map_or(exhaustive::MAX_STATES, |n| {
+                usize::try_from(n).unwrap_or(usize::MAX)
+            }),
         }
     }
 }
@@ -124,11 +129,13 @@ pub fn strategy<C: RecipeSet>(options: &Options) -> Box<dyn Strategy<C>> {
         StrategyKind::Bfs => Box::new(
             exhaustive::Exhaustive::bfs(options.depth)
                 .with_jobs(options.jobs)
-                .with_symmetry(options.symmetry),
+                .with_symmetry(options.symmetry)
+                .with_max_states(options.max_states),
         ),
         StrategyKind::Dfs => Box::new(
             exhaustive::Exhaustive::dfs(options.depth)
                 .with_symmetry(options.symmetry)
+                .with_max_states(options.max_states)
                 .with_cycles(options.cycles),
         ),
     }

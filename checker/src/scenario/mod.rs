@@ -146,6 +146,10 @@ pub struct ExploreDefaults {
     /// the search stops as incomplete (default: from the machine's memory).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub memory_mb: Option<u64>,
+    /// BFS/DFS: distinct states at most before the search stops as
+    /// incomplete (default: [`crate::explore::exhaustive::MAX_STATES`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_states: Option<u64>,
 }
 
 impl Default for ExploreDefaults {
@@ -160,6 +164,7 @@ impl Default for ExploreDefaults {
             symmetry: true,
             cycles: true,
             memory_mb: None,
+            max_states: None,
         }
     }
 }
@@ -308,6 +313,9 @@ impl<C: RecipeSet> Scenario<C> {
         l::DEPTH.check_usize(e.depth)?;
         if let Some(mb) = e.memory_mb {
             l::MEMORY_MB.check(mb)?;
+        }
+        if let Some(n) = e.max_states {
+            l::MAX_STATES.check(n)?;
         }
         self.timing.validate()
     }

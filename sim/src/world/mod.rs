@@ -85,14 +85,16 @@ mod slot;
 mod step;
 mod time_shift;
 
+use std::sync::Arc;
+
 use crate::client::Client;
 use crate::client::OpId;
 use crate::fingerprint::StableHasher;
 use crate::proto::{Op, Reply, SessionEvent, SessionId, Tick, WatchedEvent, Zxid};
 use crate::tree::{DataTree, Txn};
 
+pub use crate::ids::SESSION_ID_BASE;
 pub use client_watches::{ClientWatches, WatchKind, WatchReg};
-pub use session::SESSION_ID_BASE;
 
 use self::log::CommitLog;
 use cow::CowVec;
@@ -102,10 +104,7 @@ pub use sharing::Sharing;
 use slot::{ClientSlot, Life, Link, Slots};
 pub use time_shift::ClockRead;
 
-/// Index of a client in the world (stable for the run).
-pub type ClientId = usize;
-/// Index of a server; server 0 is the leader.
-pub type ServerId = usize;
+pub use crate::ids::{ClientId, ServerId};
 
 /// How the ensemble is shaped and what may go wrong.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -262,7 +261,9 @@ pub const DEFAULT_SYNC_LIMIT: Tick = 5;
 /// The whole simulated system. See the crate docs.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct World<C: Client> {
-    config: Config,
+    /// Fixed for the run, so shared by every copy of the world (a search
+    /// keeps hundreds of thousands of copies at once).
+    config: Arc<Config>,
     now: Tick,
     /// Faults still available (starts as `config.faults`).
     budget: FaultBudget,
@@ -299,7 +300,7 @@ impl<C: Client> World<C> {
         let servers = config.servers.max(1);
         let mut world = World {
             budget: config.faults,
-            config,
+            config: Arc::new(config),
             now: 0,
             servers: (0..servers).map(|_| Server::new()).collect(),
             log: CommitLog::default(),

@@ -219,12 +219,14 @@ impl Rename for CommitLog {
 
 impl Rename for SessionTracker {
     fn renamed(&self, r: &Renaming) -> Self {
+        let mut live: Vec<_> = self
+            .live
+            .iter()
+            .map(|&(s, heard)| (r.session(s), heard))
+            .collect();
+        live.sort_unstable();
         SessionTracker {
-            live: self
-                .live
-                .iter()
-                .map(|(&s, &heard)| (r.session(s), heard))
-                .collect(),
+            live,
             next_id: self.next_id,
         }
     }

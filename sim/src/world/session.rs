@@ -1,25 +1,26 @@
 //! The leader's session tracker (`SessionTrackerImpl`): which sessions are
 //! alive and when the leader last heard from each (S22).
+//!
+//! The live sessions are a vector sorted by id rather than a `BTreeMap`:
+//! a handful of entries, copied with every explored state, where a B-tree
+//! leaf costs a few hundred bytes and a vector exactly what it holds. It
+//! hashes exactly as the map did (length, then each `(id, heard)` in id
+//! order), so fingerprints are unchanged.
 
-use std::collections::BTreeMap;
-
+use crate::ids::SESSION_ID_BASE;
 use crate::proto::{SessionId, Tick};
-
-/// Session ids start here and count up: deterministic, and shaped like the
-/// real ones (server id in the top byte).
-pub const SESSION_ID_BASE: SessionId = 0x0100_0000_0000_0000;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct SessionTracker {
     /// Live sessions and the tick the leader last heard from each.
-    pub(super) live: BTreeMap<SessionId, Tick>,
+    pub(super) live: Vec<(SessionId, Tick)>,
     pub(super) next_id: SessionId,
 }
 
 impl Default for SessionTracker {
     fn default() -> Self {
         SessionTracker {
-            live: BTreeMap::new(),
+            live: Vec::new(),
             next_id: SESSION_ID_BASE,
         }
     }
@@ -39,29 +40,43 @@ impl SessionTracker {
         self.next_id
     }
 
+    /// Where `session` is in the sorted list, or where it would go.
+    fn find(&self, session: SessionId) -> Result<usize, usize> {
+        self.live.binary_search_by_key(&session, |&(id, _)| id)
+    }
+
     pub fn open(&mut self, session: SessionId, now: Tick) {
-        self.live.insert(session, now);
+        match self.find(session) {
+            Ok(i) => self.live[i].1 = now,
+            Err(i) => self.live.insert(i, (session, now)),
+        }
     }
 
     pub fn is_live(&self, session: SessionId) -> bool {
-        self.live.contains_key(&session)
+        self.find(session).is_ok()
     }
 
     /// The leader heard from the session (a request, a ping, a reconnect).
     pub fn touch(&mut self, session: SessionId, now: Tick) {
-        if let Some(heard) = self.live.get_mut(&session) {
-            *heard = now;
+        if let Ok(i) = self.find(session) {
+            self.live[i].1 = now;
         }
     }
 
     /// The session ended (closed or expired). Returns whether it was live.
     pub fn end(&mut self, session: SessionId) -> bool {
-        self.live.remove(&session).is_some()
+        match self.find(session) {
+            Ok(i) => {
+                self.live.remove(i);
+                true
+            }
+            Err(_) => false,
+        }
     }
 
     /// The tick the leader last heard from a live session.
     pub fn last_heard(&self, session: SessionId) -> Option<Tick> {
-        self.live.get(&session).copied()
+        self.find(session).ok().map(|i| self.live[i].1)
     }
 
     /// Sessions whose expiry time has come, in id order.
@@ -77,13 +92,13 @@ impl SessionTracker {
         out.extend(
             self.live
                 .iter()
-                .filter(|&(_, &heard)| now.saturating_sub(heard) > timeout)
-                .map(|(&id, _)| id),
+                .filter(|&&(_, heard)| now.saturating_sub(heard) > timeout)
+                .map(|&(id, _)| id),
         );
     }
 
     pub fn live(&self) -> impl Iterator<Item = SessionId> + '_ {
-        self.live.keys().copied()
+        self.live.iter().map(|&(id, _)| id)
     }
 }
 
@@ -107,5 +122,22 @@ mod tests {
         assert!(t.end(a));
         assert!(!t.end(a));
         assert!(!t.is_live(a) && t.is_live(b));
+    }
+
+    /// The sorted vector hashes as the `BTreeMap` it replaced did, so
+    /// state fingerprints (and anything keyed by them) did not move.
+    #[test]
+    fn hashes_like_the_map_it_replaced() {
+        use crate::fingerprint::stable_hash;
+        let mut t = SessionTracker::default();
+        let mut map = std::collections::BTreeMap::new();
+        for (id, heard) in [(7, 3), (2, 9), (5, 1)] {
+            t.open(id, heard);
+            map.insert(id, heard);
+        }
+        t.end(5);
+        map.remove(&5);
+        assert_eq!(stable_hash(&t.live), stable_hash(&map));
+        assert_eq!(t.live().collect::<Vec<_>>(), vec![2, 7]);
     }
 }

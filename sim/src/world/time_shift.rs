@@ -106,7 +106,7 @@ impl<C: Client> World<C> {
         }
         self.log.hash(&mut h);
         h.write_usize(self.sessions.live.len());
-        for (&session, &heard) in &self.sessions.live {
+        for &(session, heard) in self.sessions.live.iter() {
             h.write_u64(session as u64);
             h.write_u64(rel(heard));
         }

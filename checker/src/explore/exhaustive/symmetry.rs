@@ -64,7 +64,7 @@ pub fn decide<C: RecipeSet>(scenario: &Scenario<C>, root: &Model<C>) -> Result<S
             "{silencing} faults may silence sessions: two could expire in one tick, in session-id order"
         ));
     }
-    if !root.aims.is_empty() {
+    if root.is_aimed() {
         return Err("faults are aimed at roles".into());
     }
     let identity = Renaming::new((0..n).collect());
