@@ -271,3 +271,23 @@ fn lasso_tokens_carry_the_cycle_and_refuse_a_bad_one() {
     let e = Token::decode(&past).expect_err("cycle past the schedule");
     assert!(e.message.contains("cycle starts at step 3"), "{e}");
 }
+
+/// The cycle check only looks: the visited set, the state counts, the end
+/// states and the verdict of a DFS are the same with it on and off.
+#[test]
+fn the_cycle_check_changes_no_count_and_no_other_verdict() {
+    for (recipe, drops) in [("sequential", 1), ("naive", 1), ("sequential-poll", 0)] {
+        let s = scenario(recipe, 4, 1, drops);
+        let on = explore(&s, StrategyKind::Dfs, true);
+        let off = explore(&s, StrategyKind::Dfs, false);
+        assert_eq!(on.distinct_states, off.distinct_states, "{recipe}");
+        assert_eq!(on.schedules, off.schedules, "{recipe}");
+        assert_eq!(on.events, off.events, "{recipe}");
+        assert_eq!(on.failure.is_some(), off.failure.is_some(), "{recipe}");
+        assert_eq!(off.cycles_dismissed, 0);
+        assert!(off
+            .cycle_check
+            .as_deref()
+            .is_some_and(|c| c.starts_with("off")));
+    }
+}
