@@ -12,6 +12,10 @@
 //! after thinking, finished clients) pass with the check on. A cycle that
 //! exists only by starving one client is not a livelock.
 
+mod cli_kit;
+
+use cli_kit::{write_input, zk};
+use zkcheck::cli::Exit;
 use zkcheck::counterexample::Counterexample;
 use zkcheck::explore::replay::replay_lasso;
 use zkcheck::explore::{self, Exploration, Options};
@@ -290,4 +294,56 @@ fn the_cycle_check_changes_no_count_and_no_other_verdict() {
             .as_deref()
             .is_some_and(|c| c.starts_with("off")));
     }
+}
+
+/// The command, both ways: `check` of the shipped scenario reports the
+/// lasso (text and JSON), `--no-cycles` does not judge it, the twin
+/// passes, and `replay` of the token judges the lasso again.
+#[test]
+fn the_command_reports_the_lasso_and_replays_it() {
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../scenarios/lock-poll-defer.toml"
+    );
+    let ran = zk(&["check", file, "--quiet"]);
+    assert_eq!(ran.exit, Exit::Violation, "{}{}", ran.out, ran.err);
+    assert!(ran.out.contains("LASSO: steps"), "{}", ran.out);
+    assert!(ran.out.contains(CYCLE_MARK), "{}", ran.out);
+    let json = zk(&["check", file, "--quiet", "--json"]);
+    assert_eq!(json.exit, Exit::Violation);
+    let v: serde_json::Value = serde_json::from_str(&json.out).expect("one JSON result");
+    assert_eq!(v["verdict"], "violation");
+    assert!(v["cycle_check"]
+        .as_str()
+        .is_some_and(|c| c.starts_with("on")));
+    let from = v["counterexample"]["cycle_from"].as_u64().expect("a lasso");
+    let token = v["counterexample"]["token"].as_str().expect("a token");
+    assert_eq!(
+        Token::decode(token).expect("decodes").cycle_from,
+        Some(from as usize)
+    );
+    let replayed = zk(&["replay", token]);
+    assert_eq!(replayed.exit, Exit::Violation, "{}", replayed.out);
+    assert!(replayed.out.contains("livelock"), "{}", replayed.out);
+
+    let off = zk(&["check", file, "--quiet", "--no-cycles"]);
+    assert_eq!(off.exit, Exit::Ok, "{}", off.out);
+    assert!(
+        off.out.contains("cycle check off (turned off)"),
+        "{}",
+        off.out
+    );
+    let text = std::fs::read_to_string(file).expect("scenario");
+    let twin = write_input(
+        "lasso",
+        "lock-poll.toml",
+        &text.replace("\"sequential-poll-defer\"", "\"sequential-poll\""),
+    );
+    let ran = zk(&["check", &twin, "--quiet"]);
+    assert_eq!(ran.exit, Exit::Ok, "{}", ran.out);
+    assert!(
+        ran.out.contains("cycles closed (no livelock)"),
+        "{}",
+        ran.out
+    );
 }
