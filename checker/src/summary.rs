@@ -48,6 +48,10 @@ pub struct Summary {
     /// `off (why)`); under it `distinct_states` counts representatives.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub symmetry: Option<String>,
+    /// DFS only: whether cycles were checked for livelocks (`on (…)`,
+    /// `off (why)`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cycle_check: Option<String>,
     /// The measured figures, including `violations`: per property, the
     /// runs that broke it.
     pub figures: Tally,
@@ -155,6 +159,10 @@ pub struct FoundCounterexample {
     pub shrink_cut_short: Option<String>,
     /// `zk1:…`, for `zkcheck replay`.
     pub token: Option<String>,
+    /// A lasso (exhaustive search's cycle check): the steps from this one
+    /// to the end repeat for ever.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cycle_from: Option<usize>,
 }
 
 /// One shard inside a merge: what it was given, ran and found.
@@ -260,6 +268,7 @@ impl FoundCounterexample {
             steps: c.steps,
             shrink_cut_short: c.shrink_cut_short.as_ref().map(|r| r.to_string()),
             token: c.token.clone(),
+            cycle_from: c.cycle_from,
         }
     }
 }
@@ -331,6 +340,7 @@ impl Summary {
             distinct_states: result.distinct_states,
             truncated: result.truncated,
             symmetry: result.symmetry.clone(),
+            cycle_check: result.cycle_check.clone(),
             figures: result.figures.clone(),
             verdict,
             incomplete,

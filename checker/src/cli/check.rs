@@ -157,12 +157,20 @@ fn print_summary(
                 scenario.explore.max_steps
             )
         }
-        StrategyKind::Bfs | StrategyKind::Dfs => say!(
+        StrategyKind::Bfs => say!(
             io,
             "strategy {}: depth {}; symmetry {}",
             options.strategy.name(),
             options.depth,
             r.symmetry.as_deref().unwrap_or("off")
+        ),
+        StrategyKind::Dfs => say!(
+            io,
+            "strategy {}: depth {}; symmetry {}; cycle check {}",
+            options.strategy.name(),
+            options.depth,
+            r.symmetry.as_deref().unwrap_or("off"),
+            r.cycle_check.as_deref().unwrap_or("off")
         ),
     }
     let mut line = format!("schedules: {}, events: {}", r.schedules, r.events);
@@ -174,6 +182,9 @@ fn print_summary(
     }
     if r.runs_cut > 0 {
         line += &format!(", runs cut at max_steps: {}", r.runs_cut);
+    }
+    if r.cycles_dismissed > 0 {
+        line += &format!(", cycles closed (no livelock): {}", r.cycles_dismissed);
     }
     line += &format!(", time: {secs:.2}s");
     if secs > 0.0 {

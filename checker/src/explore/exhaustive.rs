@@ -56,6 +56,10 @@ pub struct Exhaustive {
     /// clients, where that is sound ([`symmetry`]). Verdicts do not
     /// change; state counts drop.
     pub symmetry: bool,
+    /// DFS: close cycles and judge them as lassos (a fair cycle without
+    /// progress while a client waits is a liveness violation; see
+    /// [`crate::lasso`]). Only where liveness is a hard property.
+    pub cycles: bool,
 }
 
 /// The default state cap. A visited state costs a fingerprint and a parent
@@ -71,6 +75,7 @@ impl Exhaustive {
             max_states: MAX_STATES,
             jobs: 1,
             symmetry: true,
+            cycles: false,
         }
     }
     pub fn dfs(depth: usize) -> Self {
@@ -80,7 +85,13 @@ impl Exhaustive {
             max_states: MAX_STATES,
             jobs: 1,
             symmetry: true,
+            cycles: true,
         }
+    }
+    /// The same search with the cycle check on or off (DFS only).
+    pub fn with_cycles(mut self, cycles: bool) -> Self {
+        self.cycles = cycles;
+        self
     }
     /// The same search on `jobs` threads (BFS only; results do not change).
     pub fn with_jobs(mut self, jobs: usize) -> Self {
@@ -120,6 +131,27 @@ impl Exhaustive {
                 None
             }
         }
+    }
+}
+
+impl Exhaustive {
+    /// Whether this search checks cycles from `root`, recording in
+    /// `result` whether it does and, if not, why.
+    fn cycles_of<C: RecipeSet>(&self, root: &Model<C>, result: &mut Exploration) -> bool {
+        let (on, why) = if self.order != Order::Dfs {
+            (false, "off (DFS only)")
+        } else if !self.cycles {
+            (false, "off (turned off)")
+        } else if !root.monitors.judges_liveness() {
+            (false, "off (liveness is not a hard property)")
+        } else {
+            (
+                true,
+                "on (a fair cycle without progress is a liveness violation)",
+            )
+        };
+        result.cycle_check = Some(why.into());
+        on
     }
 }
 

@@ -40,6 +40,8 @@ pub struct Options {
     pub depth: usize,
     /// BFS/DFS: symmetry reduction where sound.
     pub symmetry: bool,
+    /// DFS: the cycle check (lassos).
+    pub cycles: bool,
     /// BFS/DFS: distinct states at most (the search stops incomplete past it).
     pub max_states: usize,
 }
@@ -56,6 +58,7 @@ impl Options {
             pct_depth: e.pct_depth,
             depth: e.depth,
             symmetry: e.symmetry,
+            cycles: e.cycles,
             max_states: e.max_states.map_or(exhaustive::MAX_STATES, |n| {
                 usize::try_from(n).unwrap_or(usize::MAX)
             }),
@@ -70,6 +73,10 @@ pub struct Failure {
     pub seed: Option<u64>,
     pub violation: Violation,
     pub schedule: Schedule,
+    /// A lasso ([`crate::lasso`]): the schedule's events from this index on
+    /// are a cycle that can repeat for ever (exhaustive search's cycle
+    /// check); `None` for a run that ends in its violation.
+    pub cycle_from: Option<usize>,
 }
 
 /// What an exploration found and how much it looked at.
@@ -89,6 +96,12 @@ pub struct Exploration {
     /// Exhaustive search: whether symmetry reduction was used, and with
     /// which clients, or why not (`"on (…)"` / `"off (…)"`).
     pub symmetry: Option<String>,
+    /// Exhaustive search: whether DFS checked cycles for livelocks
+    /// (`"on (…)"` / `"off (…)"`; [`crate::lasso`]).
+    pub cycle_check: Option<String>,
+    /// DFS with the cycle check: cycles closed and judged not to be
+    /// livelocks (progress in them, a starved actor, nobody waiting).
+    pub cycles_dismissed: u64,
     /// Seeded: runs that were cut at `explore.max_steps` before their natural
     /// end (their end-of-run checks saw an unfinished run).
     pub runs_cut: u64,
@@ -122,7 +135,8 @@ pub fn strategy<C: RecipeSet>(options: &Options) -> Box<dyn Strategy<C>> {
         StrategyKind::Dfs => Box::new(
             exhaustive::Exhaustive::dfs(options.depth)
                 .with_symmetry(options.symmetry)
-                .with_max_states(options.max_states),
+                .with_max_states(options.max_states)
+                .with_cycles(options.cycles),
         ),
     }
 }
@@ -207,6 +221,7 @@ where
                     seed: Some(o.seed),
                     violation,
                     schedule: o.schedule,
+                    cycle_from: None,
                 });
                 return result;
             }

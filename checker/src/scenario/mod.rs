@@ -103,6 +103,10 @@ pub enum StrategyKind {
     Dfs,
 }
 
+fn is_on(flag: &bool) -> bool {
+    *flag
+}
+
 impl StrategyKind {
     pub fn name(self) -> &'static str {
         match self {
@@ -132,6 +136,12 @@ pub struct ExploreDefaults {
     /// BFS/DFS: merge states that differ only by a permutation of
     /// interchangeable clients, where that is sound (`--no-symmetry`).
     pub symmetry: bool,
+    /// DFS: close cycles and judge each as a lasso (a fair cycle without
+    /// progress while a client waits breaks liveness; `--no-cycles`).
+    /// Written out only when off, so that tokens of scenarios that keep the
+    /// default read as before.
+    #[serde(skip_serializing_if = "is_on")]
+    pub cycles: bool,
     /// Exhaustive search and PCT: MiB of memory the process may use before
     /// the search stops as incomplete (default: from the machine's memory).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -152,6 +162,7 @@ impl Default for ExploreDefaults {
             pct_depth: 3,
             depth: 40,
             symmetry: true,
+            cycles: true,
             memory_mb: None,
             max_states: None,
         }

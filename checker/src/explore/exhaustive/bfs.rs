@@ -62,7 +62,7 @@ pub(super) fn explore<C: RecipeSet>(
         while pending.len() > 0 {
             let chunk: Vec<Queued<C>> = pending.by_ref().take(CHUNK).collect();
             let seen = &visited;
-            let keep = |fp: u64| !seen.contains_key(&fp);
+            let keep = |_: &Model<C>, fp: u64| (!seen.contains_key(&fp)).then_some(());
             let expanded: Vec<(u64, Expansion<C>)> = match &pool {
                 Some(pool) => pool.install(|| {
                     chunk
@@ -111,12 +111,12 @@ pub(super) fn explore<C: RecipeSet>(
                             ));
                             break 'search;
                         }
-                        for (child, child_fp) in children {
-                            if let Entry::Vacant(slot) = visited.entry(child_fp) {
+                        for child in children {
+                            if let Entry::Vacant(slot) = visited.entry(child.key) {
                                 slot.insert(fp);
-                                let mut child = child;
-                                child.share_parts(&mut sharing);
-                                next_level.push((child, child_fp));
+                                let mut model = child.model;
+                                model.share_parts(&mut sharing);
+                                next_level.push((model, child.key));
                             }
                         }
                     }

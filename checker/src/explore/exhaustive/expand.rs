@@ -18,15 +18,24 @@ use crate::run::is_terminal;
 /// than the state, and its fingerprint.
 pub(super) type Queued<C> = (Box<Model<C>>, u64);
 
+/// A kept child: the state, its visited-set key, the event that led to it
+/// and what `keep` said about it.
+pub(super) struct Child<C: RecipeSet, T> {
+    pub model: Box<Model<C>>,
+    pub key: u64,
+    pub event: Event,
+    pub tag: T,
+}
+
 /// What expanding one state gave.
-pub(super) enum Expansion<C: RecipeSet> {
+pub(super) enum Expansion<C: RecipeSet, T = ()> {
     /// The run ends in this state; its end-of-run verdict and figures.
     End(Result<(), Violation>, Box<Tally>),
     /// The depth bound stopped the search here.
     Cut,
     /// Children in enabled order, less those `keep` rejected.
     Children {
-        children: Vec<Queued<C>>,
+        children: Vec<Child<C, T>>,
         /// Events stepped (up to and including a violating one).
         events: u64,
         /// A child broke a hard property: the event that led to it.
@@ -41,17 +50,18 @@ pub(super) struct Scratch {
     log: Vec<Happening<AppEvent>>,
 }
 
-/// Expand `model` (reached at `depth`), keeping children whose fingerprint
-/// `keep` accepts. The last child takes the parent itself instead of a
-/// copy: a state is never needed after its expansion.
-pub(super) fn expand<C: RecipeSet>(
+/// Expand `model` (reached at `depth`), keeping the children `keep`
+/// accepts (given the child and its key; `Some(tag)` keeps it). The last
+/// child takes the parent itself instead of a copy: a state is never
+/// needed after its expansion.
+pub(super) fn expand<C: RecipeSet, T>(
     mut model: Box<Model<C>>,
     depth: usize,
     max_depth: usize,
     scratch: &mut Scratch,
     keying: Keying<'_>,
-    keep: impl Fn(u64) -> bool,
-) -> Expansion<C> {
+    keep: impl Fn(&Model<C>, u64) -> Option<T>,
+) -> Expansion<C, T> {
     let Scratch { enabled, log } = scratch;
     enabled.clear();
     model.enabled(enabled);
@@ -72,9 +82,14 @@ pub(super) fn expand<C: RecipeSet>(
     let mut step = |mut next: Box<Model<C>>, event: &Event| {
         events += 1;
         next.step(event, log)?;
-        let fp = keying.key(&next);
-        if keep(fp) {
-            children.push((next, fp));
+        let key = keying.key(&next);
+        if let Some(tag) = keep(&next, key) {
+            children.push(Child {
+                model: next,
+                key,
+                event: event.clone(),
+                tag,
+            });
         }
         Ok(())
     };
