@@ -37,6 +37,9 @@ pub struct Counterexample {
     /// `Check::replay`. `None` only if the schedule failed to replay
     /// (an internal error, said in `trace`).
     pub token: Option<String>,
+    /// A lasso ([`crate::lasso`]): the steps from this one to the end
+    /// repeat for ever; the trace marks it and the token carries it.
+    pub cycle_from: Option<usize>,
 }
 
 impl Counterexample {
@@ -64,6 +67,9 @@ impl Counterexample {
             }
             None => false,
         };
+        if let Some(from) = failure.cycle_from {
+            return Self::lasso(scenario, failure, from, &stopped, &cut_short);
+        }
         let shrunk = shrink_until(scenario, &failure.schedule, &failure.violation, &stopped);
         let mut c = Counterexample {
             violation: shrunk.violation,
@@ -74,6 +80,7 @@ impl Counterexample {
             shrink_cut_short: cut_short.into_inner(),
             trace: String::new(),
             token: None,
+            cycle_from: None,
         };
         let Some(indices) = shrunk.schedule.to_indices(scenario) else {
             c.trace = "(internal error: the shrunk schedule does not replay)\n".into();
@@ -84,6 +91,43 @@ impl Counterexample {
             Err(e) => c.trace = format!("(internal error: {e})\n"),
         }
         let token = Token::new(scenario.clone(), indices);
+        c.token = Some(token.encode());
+        (c, Some(token))
+    }
+
+    /// A lasso's counterexample: the prefix shrunk while the cycle stays a
+    /// livelock ([`crate::lasso::shrink_prefix`]; the cycle is kept as
+    /// found), the trace with the cycle marked, a token that carries it.
+    fn lasso<C: RecipeSet>(
+        scenario: &Scenario<C>,
+        failure: &Failure,
+        from: usize,
+        stopped: &dyn Fn() -> bool,
+        cut_short: &RefCell<Option<StopReason>>,
+    ) -> (Self, Option<Token<C>>) {
+        let (events, from, violation, attempts) =
+            crate::lasso::shrink_prefix(scenario, &failure.schedule.events, from, stopped);
+        let schedule = crate::schedule::Schedule { events };
+        let mut c = Counterexample {
+            violation,
+            seed: failure.seed,
+            found_steps: failure.schedule.len(),
+            steps: schedule.len(),
+            shrink_attempts: attempts,
+            shrink_cut_short: cut_short.borrow().clone(),
+            trace: String::new(),
+            token: None,
+            cycle_from: Some(from),
+        };
+        let Some(indices) = schedule.to_indices(scenario) else {
+            c.trace = "(internal error: the lasso does not replay)\n".into();
+            return (c, None);
+        };
+        match crate::explore::replay::replay_lasso(scenario, &indices, Some(from)) {
+            Ok(r) => c.trace = r.trace.text,
+            Err(e) => c.trace = format!("(internal error: {e})\n"),
+        }
+        let token = Token::new(scenario.clone(), indices).with_cycle(Some(from));
         c.token = Some(token.encode());
         (c, Some(token))
     }
@@ -131,6 +175,13 @@ impl fmt::Display for Counterexample {
         )?;
         if let Some(reason) = &self.shrink_cut_short {
             writeln!(f, "(shrinking ended early: {reason})")?;
+        }
+        if let Some(from) = self.cycle_from {
+            writeln!(
+                f,
+                "LASSO: steps {from}-{} repeat for ever (the trace marks where the cycle starts)",
+                self.steps.saturating_sub(1)
+            )?;
         }
         writeln!(f, "{}", self.violation.explanation)?;
         writeln!(f)?;

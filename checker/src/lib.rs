@@ -19,6 +19,7 @@ pub mod compare;
 pub mod counterexample;
 pub mod explore;
 pub mod invariant;
+pub mod lasso;
 pub mod limits;
 pub mod merge;
 pub mod model;

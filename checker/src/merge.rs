@@ -141,6 +141,7 @@ pub fn merge(inputs: &[Input]) -> Result<Summary, String> {
         truncated: 0,
         symmetry: None,
         por: None,
+        cycle_check: None,
         figures,
         verdict,
         incomplete,

@@ -249,6 +249,36 @@ impl<C: RecipeSet> Model<C> {
         Some(h.finish())
     }
 
+    /// The key under which a cycle check compares states: equal for two
+    /// states that differ only by a shift of the clock
+    /// ([`zksim::World::time_shift_fingerprint`]; the monitors keep the
+    /// ticks they stamp on events as they are), so that a run that comes
+    /// back to it has come back to the same state, later. It falls back to
+    /// the exact [`Model::fingerprint`] where absolute time may be read:
+    /// a client read [`zksim::Cx::now`], or the scenario has its own
+    /// invariants or monitors (code that may read `World::now`), and
+    /// while a judged monitor remembers op ids (they would stay absolute
+    /// beside shifted ones in the world).
+    pub fn time_shift_key(&self) -> u64 {
+        let shifted = if self.invariants.0.is_empty()
+            && !self.monitors.has_custom()
+            && !self.monitors.holds_op_ids()
+        {
+            self.world.time_shift_fingerprint()
+        } else {
+            None
+        };
+        let Some(world) = shifted else {
+            return self.fingerprint();
+        };
+        let mut h = StableHasher::new();
+        h.write_u64(0x7153_4b1f_0000_0005);
+        h.write_u64(world);
+        self.monitors.hash(&mut h);
+        self.roles().hash(&mut h);
+        h.finish()
+    }
+
     /// A fingerprint of world *and* monitors, for visited-state dedup.
     pub fn fingerprint(&self) -> u64 {
         let mut h = StableHasher::new();

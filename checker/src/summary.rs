@@ -52,6 +52,10 @@ pub struct Summary {
     /// (…)`, `off (why)`); it changes `events`, never `distinct_states`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub por: Option<String>,
+    /// DFS only: whether cycles were checked for livelocks (`on (…)`,
+    /// `off (why)`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cycle_check: Option<String>,
     /// The measured figures, including `violations`: per property, the
     /// runs that broke it.
     pub figures: Tally,
@@ -159,6 +163,10 @@ pub struct FoundCounterexample {
     pub shrink_cut_short: Option<String>,
     /// `zk1:…`, for `zkcheck replay`.
     pub token: Option<String>,
+    /// A lasso (exhaustive search's cycle check): the steps from this one
+    /// to the end repeat for ever.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cycle_from: Option<usize>,
 }
 
 /// One shard inside a merge: what it was given, ran and found.
@@ -264,6 +272,7 @@ impl FoundCounterexample {
             steps: c.steps,
             shrink_cut_short: c.shrink_cut_short.as_ref().map(|r| r.to_string()),
             token: c.token.clone(),
+            cycle_from: c.cycle_from,
         }
     }
 }
@@ -336,6 +345,7 @@ impl Summary {
             truncated: result.truncated,
             symmetry: result.symmetry.clone(),
             por: result.por.clone(),
+            cycle_check: result.cycle_check.clone(),
             figures: result.figures.clone(),
             verdict,
             incomplete,

@@ -12,6 +12,13 @@
 //!   events at its step, as base64url digits of a little-endian varint
 //!   (5 bits per digit; digit value ≥ 32 means "more digits follow").
 //!   Most indices are below 32, so a step costs one character.
+//! - `<cycle>` — only in a lasso's token (`zk1:<scenario>:<schedule>:<cycle>:<checksum>`):
+//!   the step, in decimal, from which the schedule's events are a cycle that
+//!   can repeat for ever ([`crate::lasso`]). Replay judges such a token by
+//!   replaying the whole schedule and asking [`crate::lasso::judge`] whether
+//!   the state after the last step is the state before that step (up to a
+//!   shift of the clock) with a client waiting, no progress and every
+//!   always-enabled step taken.
 //! - `<checksum>` — FNV-1a (32 bits, 8 hex digits) of everything before it,
 //!   so that a token cut or mangled in a copy-paste is refused with a clear
 //!   message rather than replaying some other run.
@@ -35,6 +42,8 @@ const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx
 pub struct Token<C: zksim::Client = AnyRecipe> {
     pub scenario: Scenario<C>,
     pub indices: Vec<u32>,
+    /// A lasso: the schedule's choices from this step on repeat for ever.
+    pub cycle_from: Option<usize>,
 }
 
 /// Why a token could not be read.
@@ -78,7 +87,17 @@ impl Token {
 
 impl<C: RecipeSet> Token<C> {
     pub fn new(scenario: Scenario<C>, indices: Vec<u32>) -> Self {
-        Token { scenario, indices }
+        Token {
+            scenario,
+            indices,
+            cycle_from: None,
+        }
+    }
+
+    /// The same token marked as a lasso whose cycle starts at step `from`.
+    pub fn with_cycle(mut self, from: Option<usize>) -> Self {
+        self.cycle_from = from;
+        self
     }
 
     /// The token as one line.
@@ -88,6 +107,9 @@ impl<C: RecipeSet> Token<C> {
         out.push(':');
         for &i in &self.indices {
             varint_encode(i, &mut out);
+        }
+        if let Some(from) = self.cycle_from {
+            out.push_str(&format!(":{from}"));
         }
         let sum = fnv32(out.as_bytes());
         out.push_str(&format!(":{sum:08x}"));
@@ -128,19 +150,24 @@ fn decode<C: RecipeSet>(token: &str) -> Result<Token<C>, TokenError> {
         return Err(err(Some(lead + header), "expected `:` after the version"));
     }
     let body = &token[header + 1..];
-    let fields: Vec<&str> = body.split(':').collect();
-    if fields.len() != 3 {
+    let mut fields: Vec<&str> = body.split(':').collect();
+    if fields.len() != 3 && fields.len() != 4 {
         return Err(err(
             None,
             format!(
-                "expected 3 fields after `{PREFIX}{VERSION}:` (scenario:schedule:checksum), found {}",
+                "expected 3 fields after `{PREFIX}{VERSION}:` (scenario:schedule:checksum, \
+                 or scenario:schedule:cycle:checksum for a lasso), found {}",
                 fields.len()
             ),
         ));
     }
     let scenario_at = lead + header + 1;
     let schedule_at = scenario_at + fields[0].len() + 1;
-    let checksum_at = schedule_at + fields[1].len() + 1;
+    let cycle = (fields.len() == 4).then(|| (fields.remove(2), schedule_at + fields[1].len() + 1));
+    let checksum_at = match cycle {
+        Some((field, at)) => at + field.len() + 1,
+        None => schedule_at + fields[1].len() + 1,
+    };
     let checksum = fields[2];
     if checksum.len() != 8 || !checksum.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(err(
@@ -170,7 +197,31 @@ fn decode<C: RecipeSet>(token: &str) -> Result<Token<C>, TokenError> {
         )
     })?;
     let indices = varints_decode(fields[1], schedule_at)?;
-    Ok(Token { scenario, indices })
+    let cycle_from = match cycle {
+        None => None,
+        Some((field, at)) => {
+            let from: usize = field
+                .parse()
+                .ok()
+                .filter(|_| field.bytes().all(|b| b.is_ascii_digit()))
+                .ok_or_else(|| err(Some(at), "the cycle field must be a step number"))?;
+            if from >= indices.len() {
+                return Err(err(
+                    Some(at),
+                    format!(
+                        "the cycle starts at step {from}, but the schedule has {} steps",
+                        indices.len()
+                    ),
+                ));
+            }
+            Some(from)
+        }
+    };
+    Ok(Token {
+        scenario,
+        indices,
+        cycle_from,
+    })
 }
 
 fn check_alphabet(field: &str, at: usize, name: &str) -> Result<(), TokenError> {

@@ -42,9 +42,22 @@ pub struct Trace {
     owners: BTreeMap<SessionId, ClientId>,
     /// Steps of clock ticks not written yet: (first step, last step, time before, time after).
     ticks: Option<(usize, usize, u64, u64)>,
+    /// A lasso's cycle starts at this step: a line marks it.
+    cycle_from: Option<usize>,
 }
 
+/// The line that marks where a lasso's cycle starts.
+pub const CYCLE_MARK: &str = "----- cycle: the steps from here to the end repeat for ever -----";
+
 impl Trace {
+    /// A trace that marks where a lasso's cycle (from step `from`) starts.
+    pub fn with_cycle(from: Option<usize>) -> Self {
+        Trace {
+            cycle_from: from,
+            ..Trace::default()
+        }
+    }
+
     /// Record what starting the clients did, before the first step.
     pub fn start<C: RecipeSet>(&mut self, model: &Model<C>, log: &[Happening<AppEvent>]) {
         self.learn_sessions(model);
@@ -65,6 +78,10 @@ impl Trace {
         self.learn_sessions(model);
         let step = self.step;
         self.step += 1;
+        if self.cycle_from == Some(step) {
+            self.flush_ticks();
+            let _ = writeln!(self.text, "{CYCLE_MARK}");
+        }
         let now = model.world.now();
         let mut lines: Vec<String> = log
             .iter()

@@ -68,7 +68,10 @@ fn search(scenario: &Scenario, dfs: bool, sym: Sym, por: bool, jobs: usize) -> E
     }
     .with_jobs(jobs)
     .with_symmetry(sym != Sym::Off)
-    .with_por(por);
+    .with_por(por)
+    // The cycle check needs every step and turns sleep sets off; DFS is
+    // compared here without it (`cycle_check_turns_por_off` below).
+    .with_cycles(false);
     e.exact_symmetry = sym == Sym::Exact;
     let r = e.explore(scenario, &Progress::hidden());
     assert_eq!(
@@ -537,4 +540,32 @@ fn the_cli_prints_por_and_the_flag_and_key_turn_it_off() {
     assert_eq!(with.0, without.0, "the same states");
     assert!(with.1 < without.1, "{with:?} / {without:?}");
     assert_eq!(without, by_key);
+}
+
+/// DFS's cycle check (lassos) needs every enabled step of the states on
+/// its path: with it on, sleep sets are off, and `check` says why.
+#[test]
+fn cycle_check_turns_por_off() {
+    let scenario = &table()
+        .into_iter()
+        .find(|(name, ..)| *name == "naive-no-rewatch")
+        .expect("the row")
+        .1;
+    let with_cycles = Exhaustive::dfs(200).explore(scenario, &Progress::hidden());
+    assert!(
+        with_cycles
+            .cycle_check
+            .as_deref()
+            .unwrap()
+            .starts_with("on"),
+        "{:?}",
+        with_cycles.cycle_check
+    );
+    assert_eq!(
+        with_cycles.por.as_deref(),
+        Some("off (the cycle check needs every step)")
+    );
+    assert_eq!(caught(&with_cycles), Some(Liveness));
+    let without = search(scenario, true, Sym::Off, true, 1);
+    assert_eq!(caught(&without), Some(Liveness));
 }

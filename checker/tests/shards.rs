@@ -311,25 +311,29 @@ mod edited {
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(300))]
-        /// Whatever number an edit puts anywhere in a result, `merge` answers
-        /// (a merge or a refusal) and never panics.
+        /// Whatever number an edit puts anywhere in a result, figures
+        /// included, `merge` answers (a merge or a refusal) and never panics.
         #[test]
         fn merge_never_panics_on_edited_numbers(which in any::<prop::sample::Index>(), value in prop_oneof![Just(0u64), Just(u64::MAX), Just(1u64), any::<u64>()], second in any::<bool>()) {
             let (mut a, mut b) = results().clone();
             let target = if second { &mut b } else { &mut a };
             let mut slots = Vec::new();
             numbers(target, String::new(), &mut slots);
-            // Figures are summed like every `Tally` (wrapping in a release
-            // build, checked in a debug one); every other number is checked.
-            slots.retain(|p| !p.contains("/figures"));
+            // Figures included: their sums saturate (`Tally::merge`).
+            assert!(slots.iter().any(|p| p.contains("/figures")));
             let slot = &slots[which.index(slots.len())];
             *target.pointer_mut(slot).unwrap() = serde_json::Value::from(value);
             let read = |v: serde_json::Value| serde_json::from_value::<Summary>(v);
             if let (Ok(a), Ok(b)) = (read(a), read(b)) {
-                let _ = merge(&[
+                if let Ok(m) = merge(&[
                     Input { origin: "a.json".into(), summary: a },
                     Input { origin: "b.json".into(), summary: b },
-                ]);
+                ]) {
+                    // The figures `check` and `merge` print from the sums.
+                    let f = &m.figures;
+                    let _ = (f.mean_latency(), f.p99_latency(), f.mean_wakeups_per_release());
+                    let _ = (f.max_wasted_per_release(), f.wakeups_per_acquisition());
+                }
             }
         }
     }

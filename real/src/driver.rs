@@ -193,6 +193,7 @@ impl<C: Client> Driver<C> {
             events,
             timer,
             session_request,
+            ..
         } = output;
         self.slots[client].next_op = next_op;
         // Ops sent along with a reopen belong to the new session; ops sent

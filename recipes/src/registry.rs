@@ -140,6 +140,9 @@ macro_rules! registry {
             fn renamed(&self, rn: &zksim::rename::Renaming) -> Option<Self> {
                 match self { $( AnyRecipe::$variant(r) => r.renamed(rn).map(AnyRecipe::$variant), )* }
             }
+            fn ops_shifted(&self, base: OpId) -> Option<Self> {
+                match self { $( AnyRecipe::$variant(r) => r.ops_shifted(base).map(AnyRecipe::$variant), )* }
+            }
         }
 
         /// All recipes, in `zkcheck list` order.
@@ -175,6 +178,8 @@ registry! {
     QueueConsumer(crate::queue::QueueConsumer) = "queue-consumer", "zkcheck", "Queue consumer: takes the lowest item with one multi (delete + receipt), and after a lost reply reads its receipt to know whether it took it.";
     QueueConsumerForgetTake(crate::queue::QueueConsumerForgetTake) = "queue-consumer-forget-take", "zkcheck", "Flawed queue consumer: a take whose reply was lost counts as not taken; an applied take loses the item (queue, liveness).";
     NaiveNoRewatch(crate::lock::flaws::NaiveNoRewatch) = "naive-no-rewatch", "zkcheck", "Flawed (W2): waits for a watch when exists says the lock node is gone; the last waiter waits forever.";
+    SequentialPoll(crate::lock::sequential::SequentialPollLock) = "sequential-poll", "zkcheck", "The sequential lock without watches: a waiter lists the children again every tick and takes the lock when its node is the lowest (correct; a reachable cycle of polls always ends).";
+    SequentialPollDefer(crate::lock::flaws::SequentialPollDefer) = "sequential-poll-defer", "zkcheck", "Flawed: polls like sequential-poll but takes the lock only when its node is the only one; two contenders defer to each other for ever (liveness, found as a lasso: a cycle of polls without progress).";
     SequentialUnwrap(crate::lock::flaws::SequentialUnwrap) = "sequential-unwrap", "zkcheck", "Flawed: unwraps every reply, so the first ConnectionLoss panics in the client (the checker reports it as a no-panic violation).";
     SeedOuYangLock(crate::seeds::ouyang::OuYangMutex) = "seed001-ouyang-lock", "seed 001", "Predecessor-watch lock that re-lists after each wakeup; after a ConnectionLoss on create it passes a bare child name to getData and gives up (liveness), and ignores session loss (mutex).";
     SeedOuYangLockKeep(crate::seeds::ouyang::OuYangMutexKeepSession) = "seed001-ouyang-lock-keep", "seed 001", "seed001-ouyang-lock in a program that keeps its ZooKeeper session when lock() throws (the lock's zk belongs to its owner): an applied create whose reply was lost leaves a live orphan that jams the line (liveness).";

@@ -22,6 +22,8 @@ const LOCKS: &[&str] = &[
     "sequential-unwrap",
     "sequential-adopt-any",
     "sequential-forget-release",
+    "sequential-poll",
+    "sequential-poll-defer",
 ];
 
 #[test]

@@ -45,12 +45,31 @@ pub trait Client: Clone + Hash + Eq + Debug {
         let _ = r;
         None
     }
+    /// This client with every op id it remembers made relative to `base`
+    /// (`op.wrapping_sub(base)`): a checker keys states that differ only
+    /// in how many requests were sent before ([`crate::World::time_shift_fingerprint`]).
+    /// Op ids must only be compared for equality (matching replies to
+    /// requests), never ordered or counted. `None` (the default) when the
+    /// client cannot say: its ops then stay absolute, which is sound and
+    /// only keeps a loop of its requests from being seen to repeat.
+    fn ops_shifted(&self, base: OpId) -> Option<Self>
+    where
+        Self: Sized,
+    {
+        let _ = base;
+        None
+    }
 }
 
 /// What a client asks of the world while handling one input.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Cx<E> {
     now: Tick,
+    /// Whether the handler asked for [`Cx::now`]: the world remembers it,
+    /// because a client that knows the absolute time may act on it, and a
+    /// checker may then not treat states that differ only by a shift of
+    /// the clock as equal ([`crate::World::time_shift_fingerprint`]).
+    read_clock: std::cell::Cell<bool>,
     session: SessionId,
     next_op: OpId,
     pub(crate) sent: Vec<(OpId, Op)>,
@@ -84,6 +103,7 @@ impl<E> Cx<E> {
     pub fn new(now: Tick, session: SessionId, next_op: OpId) -> Self {
         Cx {
             now,
+            read_clock: std::cell::Cell::new(false),
             session,
             next_op,
             sent: Vec::new(),
@@ -92,8 +112,11 @@ impl<E> Cx<E> {
             session_request: None,
         }
     }
-    /// Current simulated time.
+    /// Current simulated time. Reading it is recorded (see `read_clock`):
+    /// a recipe that only arms relative timers ([`Cx::after`]) keeps its
+    /// states comparable up to a shift of the clock.
     pub fn now(&self) -> Tick {
+        self.read_clock.set(true);
         self.now
     }
     /// The id of the client's current session (for GUID-tagged names).
@@ -113,6 +136,8 @@ impl<E> Cx<E> {
     }
     /// (Re)arm the client's single timer to fire `ticks` from now.
     pub fn after(&mut self, ticks: Tick) {
+        // Not a read of the clock: the world stores the deadline, and the
+        // client learns nothing of the absolute time.
         self.timer = TimerRequest::At(self.now + ticks);
     }
     /// Disarm the timer.
@@ -148,6 +173,7 @@ impl<E> Cx<E> {
             events: self.events,
             timer: self.timer,
             session_request: self.session_request,
+            read_clock: self.read_clock.get(),
         }
     }
 }
@@ -160,4 +186,6 @@ pub struct CxOutput<E> {
     pub events: Vec<E>,
     pub timer: TimerRequest,
     pub session_request: Option<SessionRequest>,
+    /// The handler read the absolute time ([`Cx::now`]).
+    pub read_clock: bool,
 }

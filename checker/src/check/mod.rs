@@ -29,7 +29,7 @@ use zkrecipes::{Recipe, RecipeSet};
 use zksim::{FaultBudget, World};
 
 use crate::counterexample::Counterexample;
-use crate::explore::replay::replay;
+use crate::explore::replay::replay_lasso;
 use crate::explore::{self, Exploration, Failure, Options};
 use crate::invariant::Invariant;
 use crate::monitor::{Custom, Monitor, Property};
@@ -47,6 +47,8 @@ pub struct Check<C: RecipeSet> {
     options: Options,
     /// Replay these choices instead of exploring ([`Check::replay`]).
     replay: Option<Vec<u32>>,
+    /// The replayed token is a lasso whose cycle starts at this step.
+    replay_cycle: Option<usize>,
 }
 
 /// What a check found.
@@ -80,6 +82,7 @@ impl<C: RecipeSet> Check<C> {
             scenario,
             options,
             replay: None,
+            replay_cycle: None,
         }
     }
 
@@ -102,6 +105,7 @@ impl<C: RecipeSet> Check<C> {
         let token = Token::decode_as::<C>(token)?;
         let mut check = Check::from_scenario(token.scenario);
         check.replay = Some(token.indices);
+        check.replay_cycle = token.cycle_from;
         Ok(check)
     }
 
@@ -276,9 +280,10 @@ impl<C: RecipeSet> Check<C> {
     }
 
     fn run_replay(&self, indices: &[u32]) -> Verdict {
-        let replayed = replay(&self.scenario, indices).unwrap_or_else(|e| {
-            panic!("zkcheck: the token's schedule does not fit its scenario: {e}")
-        });
+        let replayed =
+            replay_lasso(&self.scenario, indices, self.replay_cycle).unwrap_or_else(|e| {
+                panic!("zkcheck: the token's schedule does not fit its scenario: {e}")
+            });
         let run = &replayed.run;
         let counterexample = run.violation.clone().map(|violation| Counterexample {
             violation,
@@ -288,7 +293,12 @@ impl<C: RecipeSet> Check<C> {
             shrink_attempts: 0,
             shrink_cut_short: None,
             trace: replayed.trace.text.clone(),
-            token: Some(Token::new(self.scenario.clone(), indices.to_vec()).encode()),
+            token: Some(
+                Token::new(self.scenario.clone(), indices.to_vec())
+                    .with_cycle(self.replay_cycle)
+                    .encode(),
+            ),
+            cycle_from: self.replay_cycle,
         });
         let exploration = Exploration {
             schedules: 1,
@@ -297,6 +307,7 @@ impl<C: RecipeSet> Check<C> {
                 seed: None,
                 violation,
                 schedule: run.schedule.clone(),
+                cycle_from: self.replay_cycle,
             }),
             figures: run.model.monitors.figures(),
             ..Exploration::default()

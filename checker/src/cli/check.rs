@@ -157,12 +157,21 @@ fn print_summary(
                 scenario.explore.max_steps
             )
         }
-        StrategyKind::Bfs | StrategyKind::Dfs => say!(
+        StrategyKind::Bfs => say!(
             io,
             "strategy {}: depth {}; symmetry {}; por {}",
             options.strategy.name(),
             options.depth,
             r.symmetry.as_deref().unwrap_or("off"),
+            r.por.as_deref().unwrap_or("off")
+        ),
+        StrategyKind::Dfs => say!(
+            io,
+            "strategy {}: depth {}; symmetry {}; cycle check {}; por {}",
+            options.strategy.name(),
+            options.depth,
+            r.symmetry.as_deref().unwrap_or("off"),
+            r.cycle_check.as_deref().unwrap_or("off"),
             r.por.as_deref().unwrap_or("off")
         ),
     }
@@ -175,6 +184,9 @@ fn print_summary(
     }
     if r.runs_cut > 0 {
         line += &format!(", runs cut at max_steps: {}", r.runs_cut);
+    }
+    if r.cycles_dismissed > 0 {
+        line += &format!(", cycles closed (no livelock): {}", r.cycles_dismissed);
     }
     line += &format!(", time: {secs:.2}s");
     if secs > 0.0 {

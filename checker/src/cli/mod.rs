@@ -99,6 +99,11 @@ pub struct CheckArgs {
     /// `explore.por`, on where sound].
     #[arg(long)]
     pub no_por: bool,
+    /// DFS: no cycle check — a polling loop that never makes progress is
+    /// then not judged (it runs into `max_time`, which cuts it unjudged)
+    /// [default: `explore.cycles`, on where liveness is hard].
+    #[arg(long)]
+    pub no_cycles: bool,
     /// Stop after this long and report what was explored (exit 3): `90`,
     /// `90s`, `15m`, `2h`.
     #[arg(long, value_name = "DURATION")]

@@ -28,6 +28,9 @@ pub fn options(args: &CheckArgs, scenario: &Scenario) -> Result<Options, String>
     if let Some(seed) = args.seed {
         options.seed = seed;
     }
+    if args.no_cycles {
+        options.cycles = false;
+    }
     if args.no_symmetry {
         options.symmetry = false;
     }

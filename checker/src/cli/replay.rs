@@ -1,6 +1,6 @@
 //! `zkcheck replay <token>`: the same run, event by event.
 
-use crate::explore::replay::replay as replay_run;
+use crate::explore::replay::replay_lasso as replay_run;
 use crate::run::Ending;
 use crate::scenario::property_name;
 use crate::token::Token;
@@ -12,7 +12,7 @@ pub fn replay(args: &ReplayArgs, io: &mut Io) -> Exit {
         Ok(t) => t,
         Err(e) => return bad_input(io, e),
     };
-    let replayed = match replay_run(&token.scenario, &token.indices) {
+    let replayed = match replay_run(&token.scenario, &token.indices, token.cycle_from) {
         Ok(r) => r,
         Err(e) => {
             return bad_input(

@@ -65,6 +65,10 @@ pub struct Exhaustive {
     /// Under symmetry, key each state by its orbit's least fingerprint
     /// ([`symmetry::Symmetry::exact`]): a test oracle, slow past 3 clients.
     pub exact_symmetry: bool,
+    /// DFS: close cycles and judge them as lassos (a fair cycle without
+    /// progress while a client waits is a liveness violation; see
+    /// [`crate::lasso`]). Only where liveness is a hard property.
+    pub cycles: bool,
 }
 
 /// The default state cap. A visited state costs a fingerprint and a parent
@@ -82,6 +86,7 @@ impl Exhaustive {
             symmetry: true,
             por: true,
             exact_symmetry: false,
+            cycles: false,
         }
     }
     pub fn dfs(depth: usize) -> Self {
@@ -93,7 +98,13 @@ impl Exhaustive {
             symmetry: true,
             por: true,
             exact_symmetry: false,
+            cycles: true,
         }
+    }
+    /// The same search with the cycle check on or off (DFS only).
+    pub fn with_cycles(mut self, cycles: bool) -> Self {
+        self.cycles = cycles;
+        self
     }
     /// The same search on `jobs` threads (BFS only; results do not change).
     pub fn with_jobs(mut self, jobs: usize) -> Self {
@@ -119,14 +130,22 @@ impl Exhaustive {
 
     /// The partial-order reduction this search uses for `scenario`,
     /// recording in `result` whether it is on and, if not, why.
+    /// `cycles`: whether this search checks cycles, which needs every
+    /// step of every state on the path (sleep sets keep every state, not
+    /// every cycle), so the reduction is off then.
     fn por_of<C: RecipeSet>(
         &self,
         scenario: &Scenario<C>,
         root: &Model<C>,
+        cycles: bool,
         result: &mut Exploration,
     ) -> Option<por::Por> {
         if !self.por {
             result.por = Some("off (turned off)".into());
+            return None;
+        }
+        if cycles {
+            result.por = Some("off (the cycle check needs every step)".into());
             return None;
         }
         match por::decide(scenario, root) {
@@ -164,6 +183,27 @@ impl Exhaustive {
                 None
             }
         }
+    }
+}
+
+impl Exhaustive {
+    /// Whether this search checks cycles from `root`, recording in
+    /// `result` whether it does and, if not, why.
+    fn cycles_of<C: RecipeSet>(&self, root: &Model<C>, result: &mut Exploration) -> bool {
+        let (on, why) = if self.order != Order::Dfs {
+            (false, "off (DFS only)")
+        } else if !self.cycles {
+            (false, "off (turned off)")
+        } else if !root.monitors.judges_liveness() {
+            (false, "off (liveness is not a hard property)")
+        } else {
+            (
+                true,
+                "on (a fair cycle without progress is a liveness violation)",
+            )
+        };
+        result.cycle_check = Some(why.into());
+        on
     }
 }
 

@@ -42,6 +42,8 @@ pub struct Options {
     pub symmetry: bool,
     /// BFS/DFS: partial-order reduction (sleep sets) where sound.
     pub por: bool,
+    /// DFS: the cycle check (lassos).
+    pub cycles: bool,
     /// BFS/DFS: distinct states at most (the search stops incomplete past it).
     pub max_states: usize,
 }
@@ -59,6 +61,7 @@ impl Options {
             depth: e.depth,
             symmetry: e.symmetry,
             por: e.por,
+            cycles: e.cycles,
             max_states: e.max_states.map_or(exhaustive::MAX_STATES, |n| {
                 usize::try_from(n).unwrap_or(usize::MAX)
             }),
@@ -73,6 +76,10 @@ pub struct Failure {
     pub seed: Option<u64>,
     pub violation: Violation,
     pub schedule: Schedule,
+    /// A lasso ([`crate::lasso`]): the schedule's events from this index on
+    /// are a cycle that can repeat for ever (exhaustive search's cycle
+    /// check); `None` for a run that ends in its violation.
+    pub cycle_from: Option<usize>,
 }
 
 /// What an exploration found and how much it looked at.
@@ -95,6 +102,12 @@ pub struct Exploration {
     /// Exhaustive search: whether partial-order reduction was used, or why
     /// not (`"on (…)"` / `"off (…)"`).
     pub por: Option<String>,
+    /// Exhaustive search: whether DFS checked cycles for livelocks
+    /// (`"on (…)"` / `"off (…)"`; [`crate::lasso`]).
+    pub cycle_check: Option<String>,
+    /// DFS with the cycle check: cycles closed and judged not to be
+    /// livelocks (progress in them, a starved actor, nobody waiting).
+    pub cycles_dismissed: u64,
     /// Seeded: runs that were cut at `explore.max_steps` before their natural
     /// end (their end-of-run checks saw an unfinished run).
     pub runs_cut: u64,
@@ -130,7 +143,8 @@ pub fn strategy<C: RecipeSet>(options: &Options) -> Box<dyn Strategy<C>> {
             exhaustive::Exhaustive::dfs(options.depth)
                 .with_symmetry(options.symmetry)
                 .with_por(options.por)
-                .with_max_states(options.max_states),
+                .with_max_states(options.max_states)
+                .with_cycles(options.cycles),
         ),
     }
 }
@@ -215,6 +229,7 @@ where
                     seed: Some(o.seed),
                     violation,
                     schedule: o.schedule,
+                    cycle_from: None,
                 });
                 return result;
             }

@@ -107,15 +107,39 @@ pub fn replay<C: RecipeSet>(
     scenario: &crate::scenario::Scenario<C>,
     indices: &[u32],
 ) -> Result<Replayed<C>, BadChoice> {
+    replay_lasso(scenario, indices, None)
+}
+
+/// Replay a token: [`replay`], and for a lasso (`cycle_from`) the trace
+/// marks where the cycle starts and the run is judged as a lasso
+/// ([`crate::lasso::judge`]): a liveness violation if it is one, else
+/// no violation and a note in the trace saying why not.
+pub fn replay_lasso<C: RecipeSet>(
+    scenario: &crate::scenario::Scenario<C>,
+    indices: &[u32],
+    cycle_from: Option<usize>,
+) -> Result<Replayed<C>, BadChoice> {
     let mut chooser = IndexChooser::new(indices);
-    let mut trace = crate::trace::Trace::default();
+    let mut trace = crate::trace::Trace::with_cycle(cycle_from);
     // The run builds its own model; this one only shows what starting did.
     let mut start = Vec::new();
     let initial = crate::model::Model::with_start_log(scenario, &mut start);
     trace.start(&initial, &start);
-    let run = crate::run::drive(scenario, &mut chooser, |m, e, log| trace.record(m, e, log));
+    let mut run = crate::run::drive(scenario, &mut chooser, |m, e, log| trace.record(m, e, log));
     if let Some(bad) = chooser.error {
         return Err(bad);
+    }
+    if let (Some(from), None) = (cycle_from, &run.violation) {
+        match crate::lasso::judge(scenario, &run.schedule.events, from) {
+            Ok(v) => {
+                run.violation = Some(v);
+                run.ending = crate::run::Ending::Violated;
+            }
+            Err(why) => {
+                trace.finish();
+                let _ = std::fmt::Write::write_fmt(&mut trace.text, format_args!("({why})\n"));
+            }
+        }
     }
     match &run.violation {
         Some(v) => trace.violation(v),

@@ -58,6 +58,11 @@ pub struct LeakMonitor {
 }
 
 impl LeakMonitor {
+    /// Whether a delete this monitor follows is still unanswered.
+    pub fn deletes_in_flight(&self) -> bool {
+        !self.deleting.is_empty()
+    }
+
     /// This monitor under a renaming of clients (symmetry reduction).
     pub(crate) fn renamed(&self, r: &zksim::rename::Renaming) -> Self {
         LeakMonitor {

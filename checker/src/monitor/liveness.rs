@@ -70,6 +70,19 @@ impl LivenessMonitor {
         Self::default()
     }
 
+    /// Clients waiting or given up (not crashed), in id order.
+    pub fn waiting<C: zksim::Client>(&self, world: &zksim::World<C>) -> Vec<ClientId> {
+        self.phase
+            .iter()
+            .filter(|(&c, &p)| {
+                matches!(p, Phase::Waiting | Phase::GaveUp)
+                    && c < world.num_clients()
+                    && !world.is_crashed(c)
+            })
+            .map(|(&c, _)| c)
+            .collect()
+    }
+
     /// `Some(true)` stuck, `Some(false)` cut off, `None` fine or not yet judged.
     pub fn stuck(&self) -> Option<bool> {
         self.verdict.0

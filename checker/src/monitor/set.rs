@@ -17,7 +17,7 @@ use std::collections::BTreeSet;
 
 use zkrecipes::Family;
 use zksim::rename::Renaming;
-use zksim::{Client, World};
+use zksim::{Client, ClientId, World};
 
 use super::asked::AskedMonitor;
 use super::custom::Custom;
@@ -265,6 +265,39 @@ impl MonitorSet {
         });
         self.measured.0 = measured.filter(|m| !m.is_empty());
         self
+    }
+
+    /// Whether liveness is judged (a hard property here).
+    pub fn judges_liveness(&self) -> bool {
+        self.judged.liveness.is_some()
+    }
+
+    /// Whether a judged monitor remembers op ids (the leaks monitor's
+    /// deletes in flight): a key that shifts op ids must then keep them
+    /// absolute ([`crate::model::Model::time_shift_key`]).
+    pub fn holds_op_ids(&self) -> bool {
+        self.judged
+            .leaks
+            .as_ref()
+            .is_some_and(|m| m.deletes_in_flight())
+    }
+
+    /// Whether the user's own monitors run (code that may read anything,
+    /// the absolute time included).
+    pub fn has_custom(&self) -> bool {
+        !self.custom.is_empty()
+    }
+
+    /// The clients the liveness monitor sees waiting (asked and not granted
+    /// yet, or gave up and never asked again), crashed ones left out; empty
+    /// when liveness is not judged. What a cycle without progress must
+    /// leave waiting to be a livelock.
+    pub fn waiting_clients<C: Client>(&self, world: &World<C>) -> Vec<ClientId> {
+        self.judged
+            .liveness
+            .as_ref()
+            .map(|m| m.waiting(world))
+            .unwrap_or_default()
     }
 
     /// Sort the step's verdicts: the first hard violation is returned,

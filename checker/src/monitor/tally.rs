@@ -33,18 +33,21 @@ impl Histogram {
     }
     pub fn merge(&mut self, other: &Histogram) {
         for (&value, &n) in &other.counts {
-            *self.counts.entry(value).or_insert(0) += n;
+            let count = self.counts.entry(value).or_insert(0);
+            *count = count.saturating_add(n);
         }
     }
     /// How many samples.
     pub fn len(&self) -> u64 {
-        self.counts.values().sum()
+        self.counts.values().fold(0, |a, &n| a.saturating_add(n))
     }
     pub fn is_empty(&self) -> bool {
         self.counts.is_empty()
     }
     pub fn sum(&self) -> u64 {
-        self.counts.iter().map(|(v, n)| v * n).sum()
+        self.counts
+            .iter()
+            .fold(0, |a: u64, (v, n)| a.saturating_add(v.saturating_mul(*n)))
     }
     pub fn max(&self) -> Option<u64> {
         self.counts.keys().next_back().copied()
@@ -61,9 +64,9 @@ impl Histogram {
             return None;
         }
         let rank = ((q.clamp(0.0, 1.0) * n as f64).ceil() as u64).max(1);
-        let mut seen = 0;
+        let mut seen: u64 = 0;
         for (&value, &count) in &self.counts {
-            seen += count;
+            seen = count.saturating_add(seen);
             if seen >= rank {
                 return Some(value);
             }
@@ -133,28 +136,31 @@ pub struct Tally {
 }
 
 impl Tally {
+    /// Add `other`'s figures to these. Sums saturate: figures read back
+    /// from hand-edited shard files (`zkcheck merge`) must not wrap or panic.
     pub fn merge(&mut self, other: &Tally) {
-        self.runs += other.runs;
-        self.acquisitions += other.acquisitions;
-        self.releases += other.releases;
-        self.requests += other.requests;
-        self.wakeups += other.wakeups;
-        self.wasted_wakeups += other.wasted_wakeups;
+        self.runs = self.runs.saturating_add(other.runs);
+        self.acquisitions = self.acquisitions.saturating_add(other.acquisitions);
+        self.releases = self.releases.saturating_add(other.releases);
+        self.requests = self.requests.saturating_add(other.requests);
+        self.wakeups = self.wakeups.saturating_add(other.wakeups);
+        self.wasted_wakeups = self.wasted_wakeups.saturating_add(other.wasted_wakeups);
         self.wakeups_per_release.merge(&other.wakeups_per_release);
         self.wasted_per_release.merge(&other.wasted_per_release);
         self.latency.merge(&other.latency);
-        self.fifo_violations += other.fifo_violations;
-        self.stale_writes += other.stale_writes;
-        self.accepted_writes += other.accepted_writes;
-        self.overlaps += other.overlaps;
-        self.offered += other.offered;
-        self.taken += other.taken;
-        self.elections += other.elections;
-        self.stuck_runs += other.stuck_runs;
-        self.cut_off_runs += other.cut_off_runs;
-        self.leaked_nodes += other.leaked_nodes;
+        self.fifo_violations = self.fifo_violations.saturating_add(other.fifo_violations);
+        self.stale_writes = self.stale_writes.saturating_add(other.stale_writes);
+        self.accepted_writes = self.accepted_writes.saturating_add(other.accepted_writes);
+        self.overlaps = self.overlaps.saturating_add(other.overlaps);
+        self.offered = self.offered.saturating_add(other.offered);
+        self.taken = self.taken.saturating_add(other.taken);
+        self.elections = self.elections.saturating_add(other.elections);
+        self.stuck_runs = self.stuck_runs.saturating_add(other.stuck_runs);
+        self.cut_off_runs = self.cut_off_runs.saturating_add(other.cut_off_runs);
+        self.leaked_nodes = self.leaked_nodes.saturating_add(other.leaked_nodes);
         for (&p, &n) in &other.violations {
-            *self.violations.entry(p).or_insert(0) += n;
+            let count = self.violations.entry(p).or_insert(0);
+            *count = count.saturating_add(n);
         }
     }
 

@@ -103,6 +103,10 @@ pub enum StrategyKind {
     Dfs,
 }
 
+fn is_on(flag: &bool) -> bool {
+    *flag
+}
+
 impl StrategyKind {
     pub fn name(self) -> &'static str {
         match self {
@@ -136,8 +140,14 @@ pub struct ExploreDefaults {
     /// (`--no-por`). Left out of a written scenario (and so of replay
     /// tokens) when on, the default, so that tokens made before it existed
     /// stay what they were.
-    #[serde(skip_serializing_if = "is_true")]
+    #[serde(skip_serializing_if = "is_on")]
     pub por: bool,
+    /// DFS: close cycles and judge each as a lasso (a fair cycle without
+    /// progress while a client waits breaks liveness; `--no-cycles`).
+    /// Written out only when off, so that tokens of scenarios that keep the
+    /// default read as before.
+    #[serde(skip_serializing_if = "is_on")]
+    pub cycles: bool,
     /// Exhaustive search and PCT: MiB of memory the process may use before
     /// the search stops as incomplete (default: from the machine's memory).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -146,10 +156,6 @@ pub struct ExploreDefaults {
     /// incomplete (default: [`crate::explore::exhaustive::MAX_STATES`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_states: Option<u64>,
-}
-
-fn is_true(b: &bool) -> bool {
-    *b
 }
 
 impl Default for ExploreDefaults {
@@ -163,6 +169,7 @@ impl Default for ExploreDefaults {
             depth: 40,
             symmetry: true,
             por: true,
+            cycles: true,
             memory_mb: None,
             max_states: None,
         }

@@ -39,6 +39,7 @@ pub fn herd_timeline(recipe: &str, clients: usize, seed: u64) -> Result<Timeline
         Options {
             snapshots: false,
             count_wakeups: true,
+            cycle_from: None,
         },
     )
     .map_err(ReportError::Replay)?;

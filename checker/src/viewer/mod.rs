@@ -55,6 +55,7 @@ pub fn record_token<C: RecipeSet>(token: &Token<C>) -> Result<Recording<C>, Repo
         Options {
             snapshots: true,
             count_wakeups: false,
+            cycle_from: token.cycle_from,
         },
     )
     .map_err(ReportError::Replay)?;
@@ -95,11 +96,16 @@ pub fn write_counterexample<C: RecipeSet>(
     let md_path = dir.join(format!("{stem}.md"));
     write(&html_path, &html::page(&rec, Some(&encoded)))?;
     write(&svg_path, &svg::render(&rec.timeline, &svg::Style::WIDE))?;
-    write(&md_path, &markdown(&rec, &stem, &encoded))?;
+    write(&md_path, &markdown(&rec, &stem, &encoded, token.cycle_from))?;
     Ok(vec![md_path, svg_path, html_path])
 }
 
-fn markdown<C: RecipeSet>(rec: &Recording<C>, stem: &str, token: &str) -> String {
+fn markdown<C: RecipeSet>(
+    rec: &Recording<C>,
+    stem: &str,
+    token: &str,
+    cycle_from: Option<usize>,
+) -> String {
     let s = &rec.scenario;
     let mut md = format!("# {}\n\n", rec.timeline.title);
     let _ = writeln!(
@@ -117,6 +123,15 @@ fn markdown<C: RecipeSet>(rec: &Recording<C>, stem: &str, token: &str) -> String
             "**VIOLATION of {}**: {}\n",
             property_name(v.property),
             v.explanation
+        );
+    }
+    if let Some(from) = cycle_from {
+        let _ = writeln!(
+            md,
+            "**LASSO**: steps {from}–{} repeat for ever (the trace marks where the cycle \
+             starts: `{}`); replaying the token judges the cycle again.\n",
+            rec.lines.len().saturating_sub(2),
+            crate::trace::CYCLE_MARK
         );
     }
     let _ = writeln!(

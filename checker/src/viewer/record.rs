@@ -42,6 +42,9 @@ pub struct Options {
     pub snapshots: bool,
     /// Label releases with the wakeups they caused (the herd comparison).
     pub count_wakeups: bool,
+    /// A lasso's token: its cycle starts at this step (the trace marks it,
+    /// and the run is judged as a lasso, [`crate::lasso::judge`]).
+    pub cycle_from: Option<usize>,
 }
 
 /// Replay `indices` strictly (an index out of range is an error naming its
@@ -59,7 +62,7 @@ pub fn record<C: RecipeSet>(
         builder = builder.count_wakeups();
     }
     let mut worlds = Worlds::new(options.snapshots);
-    let mut trace = Trace::default();
+    let mut trace = Trace::with_cycle(options.cycle_from);
     trace.start(&model, &log);
     builder.start(&model, &log);
     worlds.record(&model, &log, &builder.beliefs_shown());
@@ -92,12 +95,33 @@ pub fn record<C: RecipeSet>(
     }
     enabled.clear();
     model.enabled(&mut enabled);
-    if is_terminal(&model, &enabled, lines.len() - 1, max_steps) {
+    if let Some(from) = options.cycle_from {
+        if let Some(schedule) = replayed_events(scenario, indices) {
+            if let Ok(v) = crate::lasso::judge(scenario, &schedule, from) {
+                builder.violation(lines.len() - 1, &v, true);
+            }
+        }
+    } else if is_terminal(&model, &enabled, lines.len() - 1, max_steps) {
         if let Err(v) = model.finish() {
             builder.violation(lines.len() - 1, &v, true);
         }
     }
     Ok(finish(builder, worlds, lines, scenario))
+}
+
+/// The events a token's indices choose, or `None` if they do not fit.
+fn replayed_events<C: RecipeSet>(scenario: &Scenario<C>, indices: &[u32]) -> Option<Vec<Event>> {
+    let mut model = Model::new(scenario);
+    let (mut enabled, mut log) = (Vec::new(), Vec::new());
+    let mut events = Vec::with_capacity(indices.len());
+    for &i in indices {
+        enabled.clear();
+        model.enabled(&mut enabled);
+        let event: Event = enabled.get(i as usize)?.clone();
+        model.step(&event, &mut log).ok()?;
+        events.push(event);
+    }
+    Some(events)
 }
 
 fn finish<C: RecipeSet>(

@@ -28,6 +28,7 @@ fn first_failure(s: &Scenario) -> Recording {
     let options = Options {
         snapshots: true,
         count_wakeups: false,
+        cycle_from: None,
     };
     record(s, &indices, s.name.clone(), options).unwrap()
 }

@@ -178,3 +178,21 @@ impl zksim::Client for SequentialUnwrap {
         zksim::Client::renamed(&self.0, r).map(SequentialUnwrap)
     }
 }
+
+super::lock_recipe! {
+    /// `sequential-poll-defer`: a polling waiter (it lists the children
+    /// again every few ticks instead of watching) whose yielding rule is
+    /// too polite: it takes the lock only when its node is the *only* one
+    /// listed, deferring to every other contender, lower or higher — the
+    /// "after you" of a try-lock-and-back-off written on sequential nodes.
+    /// A lone client acquires, and a client that arrives while another
+    /// holds gets its turn after the release; but two clients whose nodes
+    /// both exist before either has looked defer to each other for ever:
+    /// each poll sees the other's node, nobody deletes its own. The run
+    /// never goes quiet (the polls keep a timer armed), so only a cycle
+    /// check finds it: **liveness** breaks with a lasso (a reachable cycle
+    /// of polls in which nobody acquires). The correct twin is
+    /// `sequential-poll` (the lowest node takes the lock).
+    SequentialPollDefer(super::sequential::SequentialProtocol) =
+        |params| super::sequential::polling_with(params, true)
+}

@@ -84,6 +84,9 @@ macro_rules! lock_recipe {
             fn renamed(&self, r: &zksim::rename::Renaming) -> Option<Self> {
                 zksim::Client::renamed(&self.0, r).map($name)
             }
+            fn ops_shifted(&self, base: zksim::OpId) -> Option<Self> {
+                zksim::Client::ops_shifted(&self.0, base).map($name)
+            }
         }
     };
 }

@@ -45,9 +45,24 @@ pub trait Protocol: Clone + Hash + Eq + Debug {
     /// after a new one replaced an expired one. A chance to clean up what an
     /// abandoned attempt left, before the next attempt starts.
     fn resumed(&mut self, cx: &mut Cx<AppEvent>);
+    /// The client's timer fired while it waits for the lock: a protocol that
+    /// polls instead of watching armed it ([`Cx::after`]). The round loop
+    /// uses the timer only to hold and to think, never while waiting, so
+    /// the two never meet. The default ignores it.
+    fn on_timer(&mut self, cx: &mut Cx<AppEvent>) -> Attempt {
+        let _ = cx;
+        Attempt::Wait
+    }
     /// Flaw W5: pretend session events do not happen (see [`LockClient`]).
     fn ignores_session(&self) -> bool {
         false
+    }
+    /// This protocol's memory with every op id it keeps made relative to
+    /// `base` ([`zksim::Client::ops_shifted`]); `None` (the default) when
+    /// not written.
+    fn ops_shifted(&self, base: OpId) -> Option<Self> {
+        let _ = base;
+        None
     }
     /// This protocol's memory under a renaming of clients
     /// ([`zksim::Client::renamed`]); `None` (the default) when its
@@ -209,12 +224,32 @@ impl<P: Protocol> Client for LockClient<P> {
                 self.rounds.released(cx);
             }
             Due::NextRound => self.maybe_begin(cx),
+            Due::Stale if self.rounds.phase() == super::rounds::Phase::Waiting => {
+                let attempt = self.protocol.on_timer(cx);
+                self.apply(attempt, cx);
+            }
             Due::Stale => {}
         }
     }
 
     fn is_done(&self) -> bool {
         self.rounds.is_done()
+    }
+
+    /// The round loop holds no op ids; the root's create may.
+    fn ops_shifted(&self, base: OpId) -> Option<Self> {
+        let root_state = match self.root_state {
+            Root::Creating { last } => Root::Creating {
+                last: last.wrapping_sub(base),
+            },
+            other => other,
+        };
+        Some(LockClient {
+            root: self.root.clone(),
+            root_state,
+            rounds: self.rounds.clone(),
+            protocol: self.protocol.ops_shifted(base)?,
+        })
     }
 
     /// The round loop holds no names; the lock root is a fixed path.

@@ -85,8 +85,29 @@ enum Stage {
         op: OpId,
         pred: String,
     },
+    /// Polling ([`Waiting::Poll`]): the timer is armed; when it fires the
+    /// children are listed again.
+    Polling,
     Holding,
 }
+
+/// How a client that does not hold the lock yet waits for its turn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Waiting {
+    /// `exists(predecessor, watch)` and wait for its `NodeDeleted` (the recipe).
+    Watch,
+    /// No watch: list the children again every [`POLL_TICKS`] ticks, as
+    /// code that cannot keep a watcher around does.
+    Poll {
+        /// The flaw of `sequential-poll-defer`: take the lock only when its
+        /// node is the *only* one, deferring to every other contender,
+        /// lower or higher.
+        defer_to_all: bool,
+    },
+}
+
+/// How often a polling client lists the children again.
+pub const POLL_TICKS: zksim::Tick = 1;
 
 /// The predecessor-watch lock's [`Protocol`]. See the module docs.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -95,6 +116,7 @@ pub struct SequentialProtocol {
     client: usize,
     role: Role,
     flaws: Flaws,
+    waiting: Waiting,
     /// Creates sent so far (the `a<attempt>` of the guid).
     attempts: u32,
     node: Node,
@@ -110,11 +132,18 @@ impl SequentialProtocol {
             client,
             role,
             flaws,
+            waiting: Waiting::Watch,
             attempts: 0,
             node: Node::None,
             stage: Stage::Idle,
             releasing: None,
         }
+    }
+
+    /// The same protocol, waiting as `waiting` says.
+    pub fn waiting(mut self, waiting: Waiting) -> Self {
+        self.waiting = waiting;
+        self
     }
 
     pub fn role(&self) -> Role {
@@ -199,6 +228,13 @@ impl SequentialProtocol {
         }
     }
 
+    /// Not our turn yet: look again in [`POLL_TICKS`] ticks.
+    fn poll(&mut self, cx: &mut Cx<AppEvent>) -> Attempt {
+        cx.after(POLL_TICKS);
+        self.stage = Stage::Polling;
+        Attempt::Wait
+    }
+
     /// Woken up (predecessor gone): re-list, or (W3) just take the lock.
     fn woken(&mut self, cx: &mut Cx<AppEvent>) -> Attempt {
         if self.flaws.no_recheck {
@@ -216,7 +252,7 @@ impl SequentialProtocol {
             | Stage::Adopting { op, .. }
             | Stage::Listing { op }
             | Stage::Watching { op, .. } => Some(*op),
-            Stage::Idle | Stage::Holding => None,
+            Stage::Idle | Stage::Polling | Stage::Holding => None,
         }
     }
 
@@ -238,7 +274,7 @@ impl SequentialProtocol {
             }
             Stage::Listing { .. } => self.list(cx),
             Stage::Watching { pred, .. } => self.watch(pred, cx),
-            Stage::Idle | Stage::Holding => Attempt::Wait,
+            Stage::Idle | Stage::Polling | Stage::Holding => Attempt::Wait,
         }
     }
 
@@ -258,10 +294,18 @@ impl SequentialProtocol {
                 version: -1,
             });
         }
-        match judgement.verdict {
-            Verdict::Holds => self.hold(),
-            Verdict::Watch(pred) => self.watch(pred, cx),
-            Verdict::Gone => {
+        let contenders = names
+            .iter()
+            .filter(|n| self.role.is_lock_node(n) && !judgement.leftovers.contains(n))
+            .count();
+        match (judgement.verdict, self.waiting) {
+            (Verdict::Holds, Waiting::Poll { defer_to_all: true }) if contenders > 1 => {
+                self.poll(cx)
+            }
+            (Verdict::Holds, _) => self.hold(),
+            (Verdict::Watch(_), Waiting::Poll { .. }) => self.poll(cx),
+            (Verdict::Watch(pred), Waiting::Watch) => self.watch(pred, cx),
+            (Verdict::Gone, _) => {
                 // Our node is gone (deleted under us): start over.
                 self.node = Node::None;
                 self.create(cx)
@@ -372,6 +416,14 @@ impl Protocol for SequentialProtocol {
         }
     }
 
+    fn on_timer(&mut self, cx: &mut Cx<AppEvent>) -> Attempt {
+        if self.stage == Stage::Polling {
+            self.list(cx)
+        } else {
+            Attempt::Wait
+        }
+    }
+
     fn release(&mut self, cx: &mut Cx<AppEvent>) {
         if let Node::Known { name, .. } = std::mem::replace(&mut self.node, Node::None) {
             let op = cx.send(Op::Delete {
@@ -426,6 +478,27 @@ impl Protocol for SequentialProtocol {
         self.flaws.ignore_session
     }
 
+    /// Op ids are only matched against replies (`want == op`).
+    fn ops_shifted(&self, base: OpId) -> Option<Self> {
+        let op = |o: OpId| o.wrapping_sub(base);
+        let stage = match self.stage.clone() {
+            Stage::Creating { op: o } => Stage::Creating { op: op(o) },
+            Stage::Finding { op: o, prefix } => Stage::Finding { op: op(o), prefix },
+            Stage::Adopting { op: o, name } => Stage::Adopting { op: op(o), name },
+            Stage::Listing { op: o } => Stage::Listing { op: op(o) },
+            Stage::Watching { op: o, pred } => Stage::Watching { op: op(o), pred },
+            other @ (Stage::Idle | Stage::Polling | Stage::Holding) => other,
+        };
+        Some(SequentialProtocol {
+            stage,
+            releasing: self
+                .releasing
+                .as_ref()
+                .map(|(name, o)| (name.clone(), o.map(op))),
+            ..self.clone()
+        })
+    }
+
     /// Symmetric (clients interchangeable under renaming) unless a flaw
     /// makes names matter beyond their guid: `string_sort` orders the line
     /// by whole names, so the client index decides who goes first;
@@ -466,6 +539,7 @@ impl Protocol for SequentialProtocol {
             client: r.client(self.client),
             role: self.role,
             flaws: self.flaws,
+            waiting: self.waiting,
             attempts: self.attempts,
             node,
             stage,
@@ -494,4 +568,31 @@ super::lock_recipe! {
     /// `sequential`: ZooKeeper's predecessor-watch lock; see the module docs.
     SequentialLock(SequentialProtocol) =
         |params| sequential_with(params, Role::Exclusive, Flaws::default())
+}
+
+/// A polling client of the sequential lock (see [`Waiting::Poll`]).
+pub fn polling_with(
+    params: &crate::RecipeParams,
+    defer_to_all: bool,
+) -> super::protocol::LockClient<SequentialProtocol> {
+    super::protocol::LockClient::new(
+        params.root.clone(),
+        super::rounds::Rounds::new(params.workload, false),
+        SequentialProtocol::new(
+            &params.root,
+            params.client,
+            Role::Exclusive,
+            Flaws::default(),
+        )
+        .waiting(Waiting::Poll { defer_to_all }),
+    )
+}
+
+super::lock_recipe! {
+    /// `sequential-poll`: the sequential lock for code that keeps no
+    /// watcher: a waiter lists the children again every [`POLL_TICKS`]
+    /// ticks and takes the lock when its node is the lowest. Correct
+    /// (mutual exclusion, liveness); it only costs reads. Its flawed twin
+    /// is `sequential-poll-defer` ([`super::flaws::SequentialPollDefer`]).
+    SequentialPollLock(SequentialProtocol) = |params| polling_with(params, false)
 }

@@ -8,7 +8,7 @@ use crate::proto::ZkError;
 
 use super::connection::{Inbound, Outgoing};
 use super::slot::Link;
-use super::{ClientId, Happening, World};
+use super::{ClientId, ClockRead, Happening, World};
 
 impl<C: Client> World<C> {
     /// Run one handler of `client` and absorb its output.
@@ -27,6 +27,10 @@ impl<C: Client> World<C> {
         handler(&mut slot.logic, &mut cx);
         let out = cx.into_parts();
         slot.next_op = out.next_op;
+        if out.read_clock {
+            self.clock_read = ClockRead(true);
+        }
+        let slot = &mut self.clients[client];
         match out.timer {
             TimerRequest::Keep => {}
             TimerRequest::Cancel => slot.timer = None,

@@ -84,6 +84,7 @@ mod session;
 mod sharing;
 mod slot;
 mod step;
+mod time_shift;
 
 use std::sync::Arc;
 
@@ -102,6 +103,7 @@ use server::Server;
 use session::SessionTracker;
 pub use sharing::Sharing;
 use slot::{ClientSlot, Life, Link, Slots};
+pub use time_shift::ClockRead;
 
 pub use crate::ids::{ClientId, ServerId};
 
@@ -271,6 +273,10 @@ pub struct World<C: Client> {
     log: CommitLog,
     sessions: SessionTracker,
     clients: Slots<C>,
+    /// Whether some client's handler ever read the absolute time. Hashed
+    /// only when set, so that worlds of clients that never read it keep
+    /// their fingerprints.
+    clock_read: ClockRead,
 }
 
 impl<C: Client> World<C> {
@@ -301,6 +307,7 @@ impl<C: Client> World<C> {
             log: CommitLog::default(),
             sessions: SessionTracker::default(),
             clients: Slots::with_capacity(clients.len()),
+            clock_read: ClockRead::default(),
         };
         world.create_parents(log);
         for (id, logic) in clients.into_iter().enumerate() {

@@ -52,6 +52,7 @@ impl<C: Client> World<C> {
                 .into_iter()
                 .map(|slot| slot.expect("a permutation"))
                 .collect(),
+            clock_read: self.clock_read,
         })
     }
 
@@ -64,6 +65,7 @@ impl<C: Client> World<C> {
         let mut h = crate::fingerprint::StableHasher::new();
         self.config.hash(&mut h);
         self.now.hash(&mut h);
+        self.clock_read.hash(&mut h);
         self.budget.hash(&mut h);
         let id = r.id();
         for i in 0..self.servers.len() {

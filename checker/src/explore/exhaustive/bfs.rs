@@ -22,7 +22,7 @@ use std::collections::hash_map::Entry;
 use rayon::prelude::*;
 use zkrecipes::RecipeSet;
 
-use super::expand::{expand, Expansion, Queued, Scratch};
+use super::expand::{expand, sleep_mask, Child, Expansion, Queued, Reduction, Scratch};
 use super::symmetry::Keying;
 use super::trace::{failure_at_end, failure_by_step};
 use super::{Exhaustive, Visited};
@@ -52,13 +52,18 @@ pub(super) fn explore<C: RecipeSet>(
     let root = Box::new(Model::<C>::for_search(scenario));
     let symmetry = search.symmetry_of(scenario, &root, &mut result);
     let keying = Keying(symmetry.as_ref());
-    let por = search.por_of(scenario, &root, &mut result);
+    let por = search.por_of(scenario, &root, false, &mut result);
     let por = por.as_ref();
     let root_fp = keying.key(&root);
     // Key → (parent key, sleep mask); the root is its own parent.
     let mut visited: Visited<(u64, u64)> = Visited::default();
     visited.insert(root_fp, (root_fp, 0));
-    let mut level: Vec<Queued<C>> = vec![Queued::new(root, root_fp, Vec::new())];
+    let mut level: Vec<Queued<C>> = vec![Queued {
+        model: root,
+        key: root_fp,
+        sleep: Vec::new(),
+        only: None,
+    }];
     let mut scratch = Scratch::default();
     let mut depth = 0;
     // Parts shared among the states of the next level (cleared per level:
@@ -75,30 +80,40 @@ pub(super) fn explore<C: RecipeSet>(
         while pending.len() > 0 {
             let chunk: Vec<Queued<C>> = pending.by_ref().take(CHUNK).collect();
             let seen = &visited;
-            let keep = |key: u64, sleep: u64| match seen.get(&key) {
-                None => true,
-                Some(&(_, kept)) => por.is_some() && kept & !sleep != 0,
+            let keep = |_: &Model<C>, key: u64, sleep: u64| {
+                let wanted = match seen.get(&key) {
+                    None => true,
+                    Some(&(_, kept)) => por.is_some() && kept & !sleep != 0,
+                };
+                wanted.then_some(())
+            };
+            let run = |node: Queued<C>, scratch: &mut Scratch| {
+                let reduction = Reduction {
+                    por,
+                    sleep: &node.sleep,
+                    only: node.only,
+                };
+                let expansion = expand(
+                    node.model,
+                    reduction,
+                    depth,
+                    search.depth,
+                    scratch,
+                    keying,
+                    keep,
+                );
+                (node.key, expansion)
             };
             let expanded: Vec<(u64, Expansion<C>)> = match &pool {
                 Some(pool) => pool.install(|| {
                     chunk
                         .into_par_iter()
-                        .map_init(Scratch::default, |scratch, node| {
-                            (
-                                node.key,
-                                expand(node, depth, search.depth, scratch, keying, por, keep),
-                            )
-                        })
+                        .map_init(Scratch::default, |scratch, node| run(node, scratch))
                         .collect()
                 }),
                 None => chunk
                     .into_iter()
-                    .map(|node| {
-                        (
-                            node.key,
-                            expand(node, depth, search.depth, &mut scratch, keying, por, keep),
-                        )
-                    })
+                    .map(|node| run(node, &mut scratch))
                     .collect(),
             };
             let count = expanded.len();
@@ -172,20 +187,26 @@ pub(super) fn explore<C: RecipeSet>(
 /// steps only. Without partial-order reduction every sleep mask is 0, so
 /// only new states are taken.
 fn merge<C: zkrecipes::RecipeSet>(
-    mut child: Queued<C>,
+    child: Child<C, ()>,
     parent: u64,
     visited: &mut Visited<(u64, u64)>,
     queued: &mut Visited<usize>,
     next_level: &mut Vec<Queued<C>>,
     sharing: &mut SharedParts<C>,
 ) {
-    let mask = child.sleep_mask();
-    match visited.entry(child.key) {
+    let mask = sleep_mask(&child.sleep);
+    let mut node = Queued {
+        model: child.model,
+        key: child.key,
+        sleep: child.sleep,
+        only: None,
+    };
+    match visited.entry(node.key) {
         Entry::Vacant(slot) => {
             slot.insert((parent, mask));
-            queued.insert(child.key, next_level.len());
-            child.model.share_parts(sharing);
-            next_level.push(child);
+            queued.insert(node.key, next_level.len());
+            node.model.share_parts(sharing);
+            next_level.push(node);
         }
         Entry::Occupied(mut slot) => {
             let kept = slot.get().1;
@@ -194,12 +215,12 @@ fn merge<C: zkrecipes::RecipeSet>(
                 return;
             }
             slot.get_mut().1 = kept & mask;
-            match queued.get(&child.key) {
+            match queued.get(&node.key) {
                 Some(&at) => next_level[at].sleep.retain(|a| a.canon & mask != 0),
                 None => {
-                    child.only = Some(woken);
-                    child.model.share_parts(sharing);
-                    next_level.push(child);
+                    node.only = Some(woken);
+                    node.model.share_parts(sharing);
+                    next_level.push(node);
                 }
             }
         }

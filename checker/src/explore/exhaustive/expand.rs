@@ -15,8 +15,8 @@ use crate::monitor::tally::Tally;
 use crate::monitor::Violation;
 use crate::run::is_terminal;
 
-/// A state on the frontier, boxed (queues move a pointer rather than the
-/// state), with its visited-set key and what partial-order reduction
+/// A state on BFS's frontier, boxed (queues move a pointer rather than
+/// the state), with its visited-set key and what partial-order reduction
 /// carries with it.
 pub(super) struct Queued<C: RecipeSet> {
     pub model: Box<Model<C>>,
@@ -29,32 +29,30 @@ pub(super) struct Queued<C: RecipeSet> {
     pub only: Option<u64>,
 }
 
-impl<C: RecipeSet> Queued<C> {
-    /// A state reached for the first time along this path.
-    pub fn new(model: Box<Model<C>>, key: u64, sleep: Vec<Asleep>) -> Self {
-        Queued {
-            model,
-            key,
-            sleep,
-            only: None,
-        }
-    }
+/// A kept child: the state, its visited-set key, the event that led to it,
+/// what `keep` said about it and the steps asleep in it.
+pub(super) struct Child<C: RecipeSet, T> {
+    pub model: Box<Model<C>>,
+    pub key: u64,
+    pub event: Event,
+    pub tag: T,
+    pub sleep: Vec<Asleep>,
+}
 
-    /// The bits of its sleeping steps (representative's numbering).
-    pub fn sleep_mask(&self) -> u64 {
-        self.sleep.iter().fold(0, |mask, a| mask | a.canon)
-    }
+/// The bits of sleeping steps (representative's numbering).
+pub(super) fn sleep_mask(sleep: &[Asleep]) -> u64 {
+    sleep.iter().fold(0, |mask, a| mask | a.canon)
 }
 
 /// What expanding one state gave.
-pub(super) enum Expansion<C: RecipeSet> {
+pub(super) enum Expansion<C: RecipeSet, T = ()> {
     /// The run ends in this state; its end-of-run verdict and figures.
     End(Result<(), Violation>, Box<Tally>),
     /// The depth bound stopped the search here.
     Cut,
     /// Children in enabled order, less those `keep` rejected.
     Children {
-        children: Vec<Queued<C>>,
+        children: Vec<Child<C, T>>,
         /// Events stepped (up to and including a violating one).
         events: u64,
         /// A child broke a hard property: the event that led to it.
@@ -69,31 +67,37 @@ pub(super) struct Scratch {
     log: Vec<Happening<AppEvent>>,
 }
 
-/// Expand `node` (reached at `depth`), keeping children that `keep`
-/// accepts given their key and sleep mask. Without partial-order
-/// reduction the last child takes the parent itself instead of a copy: a
-/// state is never needed after its expansion (with it, the parent is kept
-/// to the end, as each step's footprint is measured against it).
-pub(super) fn expand<C: RecipeSet>(
-    node: Queued<C>,
+/// How partial-order reduction expands one state: the reduction (`None`:
+/// off), the steps asleep there, and for a state expanded again, the only
+/// steps to take ([`Queued::only`]).
+#[derive(Clone, Copy)]
+pub(super) struct Reduction<'a> {
+    pub por: Option<&'a Por>,
+    pub sleep: &'a [Asleep],
+    pub only: Option<u64>,
+}
+
+/// Expand `model` (reached at `depth`), keeping the children `keep`
+/// accepts (given the child, its key and its sleep mask; `Some(tag)`
+/// keeps it). Without partial-order reduction the last child takes the
+/// parent itself instead of a copy: a state is never needed after its
+/// expansion (with it, the parent is kept to the end, as each step's
+/// footprint is measured against it).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn expand<C: RecipeSet, T>(
+    mut model: Box<Model<C>>,
+    reduction: Reduction<'_>,
     depth: usize,
     max_depth: usize,
     scratch: &mut Scratch,
     keying: Keying<'_>,
-    por: Option<&Por>,
-    keep: impl Fn(u64, u64) -> bool,
-) -> Expansion<C> {
-    let Queued {
-        mut model,
-        sleep,
-        only,
-        ..
-    } = node;
+    keep: impl Fn(&Model<C>, u64, u64) -> Option<T>,
+) -> Expansion<C, T> {
     let Scratch { enabled, log } = scratch;
     enabled.clear();
     model.enabled(enabled);
     if is_terminal(&model, enabled, 0, usize::MAX) {
-        if only.is_some() {
+        if reduction.only.is_some() {
             // Judged when it was first expanded.
             return Expansion::Children {
                 children: Vec::new(),
@@ -108,46 +112,71 @@ pub(super) fn expand<C: RecipeSet>(
         return Expansion::Cut;
     }
     skip_idle_tick(&model, enabled);
+    if let Some(por) = reduction.por {
+        return expand_reduced(model, por, reduction, scratch, keying, keep);
+    }
+    let Some((last, copied)) = enabled.split_last() else {
+        unreachable!("a state with nothing enabled is terminal");
+    };
     let mut children = Vec::new();
     let mut events = 0;
     let mut violation = None;
-    let Some(por) = por else {
-        let Some((last, copied)) = enabled.split_last() else {
-            unreachable!("a state with nothing enabled is terminal");
-        };
-        let mut step = |mut next: Box<Model<C>>, event: &Event| {
-            events += 1;
-            next.step(event, log)?;
-            let key = keying.key(&next);
-            if keep(key, 0) {
-                children.push(Queued::new(next, key, Vec::new()));
-            }
-            Ok(())
-        };
-        for event in copied {
-            if let Err(v) = step(model.clone(), event) {
-                violation = Some((event.clone(), v));
-                break;
-            }
+    let mut step = |mut next: Box<Model<C>>, event: &Event| {
+        events += 1;
+        next.step(event, log)?;
+        let key = keying.key(&next);
+        if let Some(tag) = keep(&next, key, 0) {
+            children.push(Child {
+                model: next,
+                key,
+                event: event.clone(),
+                tag,
+                sleep: Vec::new(),
+            });
         }
-        if violation.is_none() {
-            if let Err(v) = step(model, last) {
-                violation = Some((last.clone(), v));
-            }
-        }
-        return Expansion::Children {
-            children,
-            events,
-            violation,
-        };
+        Ok(())
     };
-    match only {
+    for event in copied {
+        if let Err(v) = step(model.clone(), event) {
+            violation = Some((event.clone(), v));
+            break;
+        }
+    }
+    if violation.is_none() {
+        if let Err(v) = step(model, last) {
+            violation = Some((last.clone(), v));
+        }
+    }
+    Expansion::Children {
+        children,
+        events,
+        violation,
+    }
+}
+
+/// [`expand`] with sleep sets: the steps asleep here are not taken (or,
+/// for a state expanded again, only the woken ones are), and each child
+/// gets asleep every step asleep here or taken before it that commutes
+/// with the step that led to it ([`super::por`]).
+fn expand_reduced<C: RecipeSet, T>(
+    model: Box<Model<C>>,
+    por: &Por,
+    reduction: Reduction<'_>,
+    scratch: &mut Scratch,
+    keying: Keying<'_>,
+    keep: impl Fn(&Model<C>, u64, u64) -> Option<T>,
+) -> Expansion<C, T> {
+    let Scratch { enabled, log } = scratch;
+    match reduction.only {
         Some(mask) => {
             let plan = keying.plan(&model);
             enabled.retain(|e| por.bit(plan.as_ref(), e) & mask != 0);
         }
-        None => enabled.retain(|e| !sleep.iter().any(|a| a.event == *e)),
+        None => enabled.retain(|e| !reduction.sleep.iter().any(|a| a.event == *e)),
     }
+    let mut children = Vec::new();
+    let mut events = 0;
+    let mut violation = None;
     // Steps taken here so far: asleep in the children of later ones they
     // commute with.
     let mut taken: Vec<Asleep> = Vec::with_capacity(enabled.len());
@@ -160,7 +189,8 @@ pub(super) fn expand<C: RecipeSet>(
         }
         let footprint = por.footprint(&model, &next, event, log);
         let (key, plan) = keying.key_plan(&next);
-        let child_sleep: Vec<Asleep> = sleep
+        let sleep: Vec<Asleep> = reduction
+            .sleep
             .iter()
             .chain(taken.iter())
             .filter(|a| a.footprint.independent(&footprint))
@@ -174,9 +204,14 @@ pub(super) fn expand<C: RecipeSet>(
             canon: 0,
             footprint,
         });
-        let mask = child_sleep.iter().fold(0, |m, a| m | a.canon);
-        if keep(key, mask) {
-            children.push(Queued::new(next, key, child_sleep));
+        if let Some(tag) = keep(&next, key, sleep_mask(&sleep)) {
+            children.push(Child {
+                model: next,
+                key,
+                event: event.clone(),
+                tag,
+                sleep,
+            });
         }
     }
     Expansion::Children {

@@ -83,6 +83,7 @@ pub(super) fn failure_at_end<C: RecipeSet>(
         seed: None,
         violation,
         schedule,
+        cycle_from: None,
     }
 }
 
@@ -122,5 +123,6 @@ pub(super) fn failure_by_step<C: RecipeSet>(
         seed: None,
         violation,
         schedule,
+        cycle_from: None,
     }
 }
