@@ -40,7 +40,7 @@ use crate::model::Model;
 use crate::monitor::{Property, Violation};
 use crate::scenario::Scenario;
 use crate::schedule::is_injected_fault;
-use crate::trace::event_words;
+use crate::words::event_words;
 
 /// Why a schedule with a cycle mark is not a livelock.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -38,3 +38,4 @@ pub mod timing;
 pub mod token;
 pub mod trace;
 pub mod viewer;
+pub mod words;

@@ -187,7 +187,7 @@ impl<C: RecipeSet> Model<C> {
                 property: Property::NoPanic,
                 explanation: format!(
                     "the step `{}` panicked: {caught}",
-                    crate::trace::event_words(event)
+                    crate::words::event_words(event)
                 ),
             })
         })

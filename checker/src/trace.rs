@@ -24,13 +24,14 @@ use std::fmt::Write;
 
 use zkrecipes::{AppEvent, RecipeSet};
 use zksim::{
-    ClientId, CreateMode, Delivery, Event, EventType, Fault, Happening, Op, Reply, Response,
-    SessionEvent, SessionId, ZkError,
+    ClientId, CreateMode, Delivery, Event, EventType, Happening, Op, Reply, Response, SessionEvent,
+    SessionId, ZkError,
 };
 
 use crate::model::Model;
 use crate::monitor::Violation;
 use crate::scenario::property_name;
+use crate::words::{event_words, fault_words};
 
 /// Accumulates the lines of a trace while a run is replayed. Call
 /// [`Trace::finish`] (replay does) before reading `text`.
@@ -336,33 +337,5 @@ fn describe_app(e: &AppEvent) -> String {
         AppEvent::Taken { item } => format!("Taken item={item}"),
         AppEvent::Elected => "Elected".to_string(),
         AppEvent::Abdicated => "Abdicated".to_string(),
-    }
-}
-
-/// An event in words, without the state it was taken in (violation
-/// explanations): `c2 receives`, `s1 applies`, `tick`, `FAULT c0 crashes`.
-pub fn event_words(event: &Event) -> String {
-    match event {
-        Event::Request { client } => format!("the server of c{client} takes its next request"),
-        Event::Receive { client } => format!("c{client} receives"),
-        Event::Timer { client } => format!("c{client} timer fires"),
-        Event::Connect { client, server } => format!("c{client} connects to s{server}"),
-        Event::Apply { server } => format!("s{server} applies"),
-        Event::Tick => "tick".to_string(),
-        Event::Fault(f) => format!("FAULT {}", fault_words(f)),
-    }
-}
-
-fn fault_words(f: &Fault) -> String {
-    match f {
-        Fault::DropConnection { client } => format!("connection of c{client} drops"),
-        Fault::ExpireSession { client } => {
-            format!("c{client} is cut off from every server until its session expires")
-        }
-        Fault::KillSession { client } => format!("the ensemble kills the session of c{client}"),
-        Fault::Pause { client } => format!("c{client} pauses"),
-        Fault::Crash { client } => format!("c{client} crashes"),
-        Fault::Partition { server } => format!("s{server} is cut off from the leader"),
-        Fault::Heal { server } => format!("s{server} heals"),
     }
 }
