@@ -65,8 +65,9 @@ fn bfs_states(c: &mut Criterion) {
     scenario.workload.hold_ticks = 1;
     scenario.workload.think_ticks = 0;
     // The full space of 3 clients is past 10^6 states: measure the first
-    // 50 000, without symmetry (the plain explorer's cost per state).
-    let mut bfs = Exhaustive::bfs(200).with_symmetry(false);
+    // 50 000, without symmetry or partial-order reduction (the plain
+    // explorer's cost per state).
+    let mut bfs = Exhaustive::bfs(200).with_symmetry(false).with_por(false);
     bfs.max_states = 50_000;
     let states = bfs
         .explore(&scenario, &Progress::hidden())
@@ -78,14 +79,17 @@ fn bfs_states(c: &mut Criterion) {
     group.bench_function("bfs states", |b| {
         b.iter(|| black_box(bfs.explore(&scenario, &Progress::hidden())))
     });
-    let mut parallel = Exhaustive::bfs(200).with_jobs(2).with_symmetry(false);
+    let mut parallel = Exhaustive::bfs(200)
+        .with_jobs(2)
+        .with_symmetry(false)
+        .with_por(false);
     parallel.max_states = bfs.max_states;
     group.bench_function("bfs states, 2 jobs", |b| {
         b.iter(|| black_box(parallel.explore(&scenario, &Progress::hidden())))
     });
     // The same number of distinct states with symmetry on: each stands
     // for up to 3! states of the plain search, at a higher cost per key.
-    let mut symmetric = Exhaustive::bfs(200);
+    let mut symmetric = Exhaustive::bfs(200).with_por(false);
     symmetric.max_states = bfs.max_states;
     group.bench_function("bfs states, symmetry", |b| {
         b.iter(|| black_box(symmetric.explore(&scenario, &Progress::hidden())))
@@ -93,5 +97,52 @@ fn bfs_states(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, random_schedules, random_events, bfs_states);
+/// Partial-order reduction on the reference scenario of docs/PERFORMANCE.md
+/// (`lock-sequential-small.toml` with 3 clients and no drop), exhausted
+/// under symmetry: BFS and DFS with sleep sets on and off. The same
+/// distinct states either way; the events stepped are printed once, the
+/// time per whole search is criterion's.
+fn por_reference(c: &mut Criterion) {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../scenarios/lock-sequential-small.toml"
+    );
+    let mut scenario = Scenario::from_file(std::path::Path::new(path)).expect("the scenario loads");
+    scenario.clients = 3;
+    scenario.faults.connection_drops = 0;
+    let mut group = c.benchmark_group("por-reference-3");
+    group.sample_size(10);
+    for (name, dfs, por) in [
+        ("bfs, por", false, true),
+        ("bfs, no por", false, false),
+        ("dfs, por", true, true),
+        ("dfs, no por", true, false),
+    ] {
+        let search = if dfs {
+            Exhaustive::dfs(200)
+        } else {
+            Exhaustive::bfs(200)
+        }
+        .with_por(por);
+        let r = search.explore(&scenario, &Progress::hidden());
+        eprintln!(
+            "por-reference-3/{name}: {:?} distinct states, {} events, {}",
+            r.distinct_states,
+            r.events,
+            r.por.as_deref().unwrap_or("")
+        );
+        group.bench_function(name, |b| {
+            b.iter(|| black_box(search.explore(&scenario, &Progress::hidden())))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    random_schedules,
+    random_events,
+    bfs_states,
+    por_reference
+);
 criterion_main!(benches);

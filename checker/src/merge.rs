@@ -140,6 +140,7 @@ pub fn merge(inputs: &[Input]) -> Result<Summary, String> {
         distinct_states: None,
         truncated: 0,
         symmetry: None,
+        por: None,
         cycle_check: None,
         figures,
         verdict,

@@ -48,6 +48,10 @@ pub struct Summary {
     /// `off (why)`); under it `distinct_states` counts representatives.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub symmetry: Option<String>,
+    /// Exhaustive only: whether partial-order reduction was used (`on
+    /// (…)`, `off (why)`); it changes `events`, never `distinct_states`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub por: Option<String>,
     /// DFS only: whether cycles were checked for livelocks (`on (…)`,
     /// `off (why)`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -340,6 +344,7 @@ impl Summary {
             distinct_states: result.distinct_states,
             truncated: result.truncated,
             symmetry: result.symmetry.clone(),
+            por: result.por.clone(),
             cycle_check: result.cycle_check.clone(),
             figures: result.figures.clone(),
             verdict,

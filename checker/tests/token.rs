@@ -83,6 +83,9 @@ fn scenario() -> impl Strategy<Value = Scenario> {
             s.explore.max_steps = explore.3;
             s.explore.pct_depth = explore.4;
             s.explore.depth = explore.5;
+            // Both ways for the switches (a token carries `por` only when off).
+            s.explore.symmetry = explore.1 % 2 == 0;
+            s.explore.por = explore.2 % 2 == 0;
             s
         })
 }

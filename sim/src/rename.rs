@@ -73,6 +73,31 @@ impl Renaming {
         self.to.get(client).copied().unwrap_or(client)
     }
 
+    /// `event` as the renamed world offers it: its client renamed
+    /// (servers do not move).
+    pub fn event(&self, event: &crate::world::Event) -> crate::world::Event {
+        use crate::world::{Event, Fault};
+        let c = |client: ClientId| self.client(client);
+        match event.clone() {
+            Event::Request { client } => Event::Request { client: c(client) },
+            Event::Receive { client } => Event::Receive { client: c(client) },
+            Event::Timer { client } => Event::Timer { client: c(client) },
+            Event::Connect { client, server } => Event::Connect {
+                client: c(client),
+                server,
+            },
+            Event::Fault(f) => Event::Fault(match f {
+                Fault::DropConnection { client } => Fault::DropConnection { client: c(client) },
+                Fault::ExpireSession { client } => Fault::ExpireSession { client: c(client) },
+                Fault::KillSession { client } => Fault::KillSession { client: c(client) },
+                Fault::Pause { client } => Fault::Pause { client: c(client) },
+                Fault::Crash { client } => Fault::Crash { client: c(client) },
+                other => other,
+            }),
+            other => other,
+        }
+    }
+
     /// The new id of `session`: a client's first session follows its
     /// client; every other session keeps its id.
     pub fn session(&self, session: SessionId) -> SessionId {

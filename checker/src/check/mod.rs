@@ -210,6 +210,13 @@ impl<C: RecipeSet> Check<C> {
         self
     }
 
+    /// BFS/DFS with partial-order reduction (sleep sets) where sound (the
+    /// default) or without it (every interleaving of commuting steps taken).
+    pub fn por(mut self, on: bool) -> Self {
+        self.options.por = on;
+        self
+    }
+
     /// Like [`Check::bfs`], depth first.
     pub fn dfs(mut self, depth: usize) -> Self {
         self.options.strategy = StrategyKind::Dfs;

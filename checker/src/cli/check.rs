@@ -159,18 +159,20 @@ fn print_summary(
         }
         StrategyKind::Bfs => say!(
             io,
-            "strategy {}: depth {}; symmetry {}",
-            options.strategy.name(),
-            options.depth,
-            r.symmetry.as_deref().unwrap_or("off")
-        ),
-        StrategyKind::Dfs => say!(
-            io,
-            "strategy {}: depth {}; symmetry {}; cycle check {}",
+            "strategy {}: depth {}; symmetry {}; por {}",
             options.strategy.name(),
             options.depth,
             r.symmetry.as_deref().unwrap_or("off"),
-            r.cycle_check.as_deref().unwrap_or("off")
+            r.por.as_deref().unwrap_or("off")
+        ),
+        StrategyKind::Dfs => say!(
+            io,
+            "strategy {}: depth {}; symmetry {}; cycle check {}; por {}",
+            options.strategy.name(),
+            options.depth,
+            r.symmetry.as_deref().unwrap_or("off"),
+            r.cycle_check.as_deref().unwrap_or("off"),
+            r.por.as_deref().unwrap_or("off")
         ),
     }
     let mut line = format!("schedules: {}, events: {}", r.schedules, r.events);

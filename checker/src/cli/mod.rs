@@ -94,6 +94,11 @@ pub struct CheckArgs {
     /// `explore.symmetry`, on where sound].
     #[arg(long)]
     pub no_symmetry: bool,
+    /// BFS/DFS: no partial-order reduction — take every interleaving of
+    /// steps that commute (to compare event counts) [default:
+    /// `explore.por`, on where sound].
+    #[arg(long)]
+    pub no_por: bool,
     /// DFS: no cycle check — a polling loop that never makes progress is
     /// then not judged (it runs into `max_time`, which cuts it unjudged)
     /// [default: `explore.cycles`, on where liveness is hard].

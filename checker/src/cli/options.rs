@@ -34,6 +34,9 @@ pub fn options(args: &CheckArgs, scenario: &Scenario) -> Result<Options, String>
     if args.no_symmetry {
         options.symmetry = false;
     }
+    if args.no_por {
+        options.por = false;
+    }
     if let Some(n) = args.max_states {
         let n = l::MAX_STATES.named("--max-states").check(n)?;
         options.max_states = usize::try_from(n).unwrap_or(usize::MAX);

@@ -22,6 +22,7 @@
 mod bfs;
 mod dfs;
 mod expand;
+pub mod por;
 pub mod symmetry;
 mod trace;
 
@@ -56,6 +57,14 @@ pub struct Exhaustive {
     /// clients, where that is sound ([`symmetry`]). Verdicts do not
     /// change; state counts drop.
     pub symmetry: bool,
+    /// Partial-order reduction by sleep sets where sound ([`por`]): fewer
+    /// steps taken, the same states, verdicts and shortest counterexamples.
+    /// A search that looks for cycles must turn it off (sleep sets keep
+    /// every state, not every cycle).
+    pub por: bool,
+    /// Under symmetry, key each state by its orbit's least fingerprint
+    /// ([`symmetry::Symmetry::exact`]): a test oracle, slow past 3 clients.
+    pub exact_symmetry: bool,
     /// DFS: close cycles and judge them as lassos (a fair cycle without
     /// progress while a client waits is a liveness violation; see
     /// [`crate::lasso`]). Only where liveness is a hard property.
@@ -75,6 +84,8 @@ impl Exhaustive {
             max_states: MAX_STATES,
             jobs: 1,
             symmetry: true,
+            por: true,
+            exact_symmetry: false,
             cycles: false,
         }
     }
@@ -85,6 +96,8 @@ impl Exhaustive {
             max_states: MAX_STATES,
             jobs: 1,
             symmetry: true,
+            por: true,
+            exact_symmetry: false,
             cycles: true,
         }
     }
@@ -109,6 +122,44 @@ impl Exhaustive {
         self
     }
 
+    /// The same search with partial-order reduction on (where sound) or off.
+    pub fn with_por(mut self, por: bool) -> Self {
+        self.por = por;
+        self
+    }
+
+    /// The partial-order reduction this search uses for `scenario`,
+    /// recording in `result` whether it is on and, if not, why.
+    /// `cycles`: whether this search checks cycles, which needs every
+    /// step of every state on the path (sleep sets keep every state, not
+    /// every cycle), so the reduction is off then.
+    fn por_of<C: RecipeSet>(
+        &self,
+        scenario: &Scenario<C>,
+        root: &Model<C>,
+        cycles: bool,
+        result: &mut Exploration,
+    ) -> Option<por::Por> {
+        if !self.por {
+            result.por = Some("off (turned off)".into());
+            return None;
+        }
+        if cycles {
+            result.por = Some("off (the cycle check needs every step)".into());
+            return None;
+        }
+        match por::decide(scenario, root) {
+            Ok(p) => {
+                result.por = Some(format!("on ({})", p.describe()));
+                Some(p)
+            }
+            Err(why) => {
+                result.por = Some(format!("off ({why})"));
+                None
+            }
+        }
+    }
+
     /// The symmetry this search uses for `scenario`, recording in `result`
     /// whether it is on and, if not, why.
     fn symmetry_of<C: RecipeSet>(
@@ -123,6 +174,7 @@ impl Exhaustive {
         }
         match symmetry::decide(scenario, root) {
             Ok(s) => {
+                let s = if self.exact_symmetry { s.exact() } else { s };
                 result.symmetry = Some(format!("on ({})", s.describe()));
                 Some(s)
             }

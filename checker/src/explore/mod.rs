@@ -40,6 +40,8 @@ pub struct Options {
     pub depth: usize,
     /// BFS/DFS: symmetry reduction where sound.
     pub symmetry: bool,
+    /// BFS/DFS: partial-order reduction (sleep sets) where sound.
+    pub por: bool,
     /// DFS: the cycle check (lassos).
     pub cycles: bool,
     /// BFS/DFS: distinct states at most (the search stops incomplete past it).
@@ -58,6 +60,7 @@ impl Options {
             pct_depth: e.pct_depth,
             depth: e.depth,
             symmetry: e.symmetry,
+            por: e.por,
             cycles: e.cycles,
             max_states: e.max_states.map_or(exhaustive::MAX_STATES, |n| {
                 usize::try_from(n).unwrap_or(usize::MAX)
@@ -96,6 +99,9 @@ pub struct Exploration {
     /// Exhaustive search: whether symmetry reduction was used, and with
     /// which clients, or why not (`"on (…)"` / `"off (…)"`).
     pub symmetry: Option<String>,
+    /// Exhaustive search: whether partial-order reduction was used, or why
+    /// not (`"on (…)"` / `"off (…)"`).
+    pub por: Option<String>,
     /// Exhaustive search: whether DFS checked cycles for livelocks
     /// (`"on (…)"` / `"off (…)"`; [`crate::lasso`]).
     pub cycle_check: Option<String>,
@@ -130,11 +136,13 @@ pub fn strategy<C: RecipeSet>(options: &Options) -> Box<dyn Strategy<C>> {
             exhaustive::Exhaustive::bfs(options.depth)
                 .with_jobs(options.jobs)
                 .with_symmetry(options.symmetry)
+                .with_por(options.por)
                 .with_max_states(options.max_states),
         ),
         StrategyKind::Dfs => Box::new(
             exhaustive::Exhaustive::dfs(options.depth)
                 .with_symmetry(options.symmetry)
+                .with_por(options.por)
                 .with_max_states(options.max_states)
                 .with_cycles(options.cycles),
         ),

@@ -136,6 +136,12 @@ pub struct ExploreDefaults {
     /// BFS/DFS: merge states that differ only by a permutation of
     /// interchangeable clients, where that is sound (`--no-symmetry`).
     pub symmetry: bool,
+    /// BFS/DFS: partial-order reduction by sleep sets, where sound
+    /// (`--no-por`). Left out of a written scenario (and so of replay
+    /// tokens) when on, the default, so that tokens made before it existed
+    /// stay what they were.
+    #[serde(skip_serializing_if = "is_on")]
+    pub por: bool,
     /// DFS: close cycles and judge each as a lasso (a fair cycle without
     /// progress while a client waits breaks liveness; `--no-cycles`).
     /// Written out only when off, so that tokens of scenarios that keep the
@@ -162,6 +168,7 @@ impl Default for ExploreDefaults {
             pct_depth: 3,
             depth: 40,
             symmetry: true,
+            por: true,
             cycles: true,
             memory_mb: None,
             max_states: None,

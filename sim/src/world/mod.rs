@@ -75,6 +75,7 @@ mod cow;
 mod enabled;
 mod ensemble;
 mod fault;
+pub mod footprint;
 mod handler;
 mod log;
 mod rename;

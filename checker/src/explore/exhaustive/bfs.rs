@@ -8,13 +8,21 @@
 //! exactly as a sequential BFS would take them. So the visited set, the
 //! next level's order, every count and the (first, hence shortest)
 //! counterexample are the same on any number of threads.
+//!
+//! With partial-order reduction ([`super::por`]) each visited state keeps
+//! the sleep set it is expanded with. A state reached again in the level
+//! it was first reached in, before it is expanded, narrows its sleep set
+//! to the intersection; one reached again after that (a later level, or
+//! the level being expanded) with steps awake that were asleep is queued
+//! once more for those steps only. Both happen at merge time, in frontier
+//! order, so results still do not depend on the thread count.
 
 use std::collections::hash_map::Entry;
 
 use rayon::prelude::*;
 use zkrecipes::RecipeSet;
 
-use super::expand::{expand, Expansion, Queued, Scratch};
+use super::expand::{expand, sleep_mask, Child, Expansion, Queued, Reduction, Scratch};
 use super::symmetry::Keying;
 use super::trace::{failure_at_end, failure_by_step};
 use super::{Exhaustive, Visited};
@@ -44,11 +52,18 @@ pub(super) fn explore<C: RecipeSet>(
     let root = Box::new(Model::<C>::for_search(scenario));
     let symmetry = search.symmetry_of(scenario, &root, &mut result);
     let keying = Keying(symmetry.as_ref());
+    let por = search.por_of(scenario, &root, false, &mut result);
+    let por = por.as_ref();
     let root_fp = keying.key(&root);
-    // Fingerprint → parent fingerprint; the root is its own parent.
-    let mut visited: Visited<u64> = Visited::default();
-    visited.insert(root_fp, root_fp);
-    let mut level: Vec<Queued<C>> = vec![(root, root_fp)];
+    // Key → (parent key, sleep mask); the root is its own parent.
+    let mut visited: Visited<(u64, u64)> = Visited::default();
+    visited.insert(root_fp, (root_fp, 0));
+    let mut level: Vec<Queued<C>> = vec![Queued {
+        model: root,
+        key: root_fp,
+        sleep: Vec::new(),
+        only: None,
+    }];
     let mut scratch = Scratch::default();
     let mut depth = 0;
     // Parts shared among the states of the next level (cleared per level:
@@ -57,37 +72,53 @@ pub(super) fn explore<C: RecipeSet>(
 
     'search: while !level.is_empty() {
         let mut next_level: Vec<Queued<C>> = Vec::new();
+        // Key → place in `next_level` of the states first reached in this
+        // level (not expanded yet: their sleep sets may still narrow).
+        let mut queued: Visited<usize> = Visited::default();
         sharing.clear();
         let mut pending = level.into_iter();
         while pending.len() > 0 {
             let chunk: Vec<Queued<C>> = pending.by_ref().take(CHUNK).collect();
             let seen = &visited;
-            let keep = |_: &Model<C>, fp: u64| (!seen.contains_key(&fp)).then_some(());
+            let keep = |_: &Model<C>, key: u64, sleep: u64| {
+                let wanted = match seen.get(&key) {
+                    None => true,
+                    Some(&(_, kept)) => por.is_some() && kept & !sleep != 0,
+                };
+                wanted.then_some(())
+            };
+            let run = |node: Queued<C>, scratch: &mut Scratch| {
+                let reduction = Reduction {
+                    por,
+                    sleep: &node.sleep,
+                    only: node.only,
+                };
+                let expansion = expand(
+                    node.model,
+                    reduction,
+                    depth,
+                    search.depth,
+                    scratch,
+                    keying,
+                    keep,
+                );
+                (node.key, expansion)
+            };
             let expanded: Vec<(u64, Expansion<C>)> = match &pool {
                 Some(pool) => pool.install(|| {
                     chunk
                         .into_par_iter()
-                        .map_init(Scratch::default, |scratch, (model, fp)| {
-                            (
-                                fp,
-                                expand(model, depth, search.depth, scratch, keying, keep),
-                            )
-                        })
+                        .map_init(Scratch::default, |scratch, node| run(node, scratch))
                         .collect()
                 }),
                 None => chunk
                     .into_iter()
-                    .map(|(model, fp)| {
-                        (
-                            fp,
-                            expand(model, depth, search.depth, &mut scratch, keying, keep),
-                        )
-                    })
+                    .map(|node| run(node, &mut scratch))
                     .collect(),
             };
             let count = expanded.len();
             for (i, (fp, expansion)) in expanded.into_iter().enumerate() {
-                let parent = |fp: u64| visited[&fp];
+                let parent = |fp: u64| visited[&fp].0;
                 match expansion {
                     Expansion::End(verdict, figures) => {
                         result.schedules += 1;
@@ -112,12 +143,14 @@ pub(super) fn explore<C: RecipeSet>(
                             break 'search;
                         }
                         for child in children {
-                            if let Entry::Vacant(slot) = visited.entry(child.key) {
-                                slot.insert(fp);
-                                let mut model = child.model;
-                                model.share_parts(&mut sharing);
-                                next_level.push((model, child.key));
-                            }
+                            merge(
+                                child,
+                                fp,
+                                &mut visited,
+                                &mut queued,
+                                &mut next_level,
+                                &mut sharing,
+                            );
                         }
                     }
                 }
@@ -145,4 +178,51 @@ pub(super) fn explore<C: RecipeSet>(
     }
     result.distinct_states = Some(visited.len() as u64);
     result
+}
+
+/// Take `child` (of the state keyed `parent`) into the search: a new state
+/// joins the next level; a state seen before with steps now awake that
+/// were asleep narrows its kept sleep set and either narrows the sleep set
+/// of its queued copy (not expanded yet) or is queued again for those
+/// steps only. Without partial-order reduction every sleep mask is 0, so
+/// only new states are taken.
+fn merge<C: zkrecipes::RecipeSet>(
+    child: Child<C, ()>,
+    parent: u64,
+    visited: &mut Visited<(u64, u64)>,
+    queued: &mut Visited<usize>,
+    next_level: &mut Vec<Queued<C>>,
+    sharing: &mut SharedParts<C>,
+) {
+    let mask = sleep_mask(&child.sleep);
+    let mut node = Queued {
+        model: child.model,
+        key: child.key,
+        sleep: child.sleep,
+        only: None,
+    };
+    match visited.entry(node.key) {
+        Entry::Vacant(slot) => {
+            slot.insert((parent, mask));
+            queued.insert(node.key, next_level.len());
+            node.model.share_parts(sharing);
+            next_level.push(node);
+        }
+        Entry::Occupied(mut slot) => {
+            let kept = slot.get().1;
+            let woken = kept & !mask;
+            if woken == 0 {
+                return;
+            }
+            slot.get_mut().1 = kept & mask;
+            match queued.get(&node.key) {
+                Some(&at) => next_level[at].sleep.retain(|a| a.canon & mask != 0),
+                None => {
+                    node.only = Some(woken);
+                    node.model.share_parts(sharing);
+                    next_level.push(node);
+                }
+            }
+        }
+    }
 }

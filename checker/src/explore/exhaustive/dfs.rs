@@ -24,7 +24,14 @@
 //! must not prune the children the cycle check looks at: a reduction that
 //! drops steps can hide the step that makes a cycle fair or close it
 //! (the "ignoring problem"), so the cycle check needs every enabled step
-//! of each state on the path.
+//! of each state on the path: with the cycle check on, the reduction is
+//! off ([`super::Exhaustive::por_of`]).
+//!
+//! Without the cycle check, partial-order reduction ([`super::por`]) may
+//! run: a state keeps the sleep set it was expanded with; reached again
+//! no higher up with steps awake that were asleep, it is expanded again
+//! for those steps only and keeps the intersection (Godefroid's fix for
+//! state caching).
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
@@ -33,7 +40,8 @@ use zkrecipes::RecipeSet;
 use zksim::fingerprint::StableHasher;
 use zksim::Event;
 
-use super::expand::{expand, Expansion, Scratch};
+use super::expand::{expand, sleep_mask, Expansion, Reduction, Scratch};
+use super::por::Asleep;
 use super::symmetry::Keying;
 use super::trace::{failure_at_end, failure_by_step};
 use super::{Exhaustive, Visited};
@@ -52,6 +60,10 @@ struct Pending<C: RecipeSet> {
     depth: usize,
     event: Option<Event>,
     shift: u64,
+    /// Steps asleep here (partial-order reduction).
+    sleep: Vec<Asleep>,
+    /// Expanded before: take only these steps ([`Reduction::only`]).
+    only: Option<u64>,
 }
 
 /// A state on the path and its children still to expand (last first).
@@ -71,11 +83,13 @@ pub(super) fn explore<C: RecipeSet>(
     let symmetry = search.symmetry_of(scenario, &root, &mut result);
     let keying = Keying(symmetry.as_ref());
     let cycles = search.cycles_of(&root, &mut result);
+    let por = search.por_of(scenario, &root, cycles, &mut result);
+    let por = por.as_ref();
     let root_key = keying.key(&root);
     let root_shift = if cycles { root.time_shift_key() } else { 0 };
-    // Fingerprint → (parent fingerprint, shallowest depth).
-    let mut visited: Visited<(u64, usize)> = Visited::default();
-    visited.insert(root_key, (root_key, 0));
+    // Fingerprint → (parent fingerprint, shallowest depth, sleep mask).
+    let mut visited: Visited<(u64, usize, u64)> = Visited::default();
+    visited.insert(root_key, (root_key, 0, 0));
     let mut path: Vec<Frame<C>> = Vec::new();
     // Keys up to the clock of the states on the path, counted.
     let mut on_path: HashMap<u64, u32> = HashMap::new();
@@ -88,6 +102,8 @@ pub(super) fn explore<C: RecipeSet>(
         depth: 0,
         event: None,
         shift: root_shift,
+        sleep: Vec::new(),
+        only: None,
     });
 
     'search: loop {
@@ -97,6 +113,8 @@ pub(super) fn explore<C: RecipeSet>(
             depth,
             event,
             shift,
+            sleep,
+            only,
         } = match next.take() {
             Some(pending) => pending,
             None => loop {
@@ -127,17 +145,28 @@ pub(super) fn explore<C: RecipeSet>(
             event,
             children: Vec::new(),
         });
-        let shallower = |visited: &Visited<(u64, usize)>, fp: u64| {
-            visited.get(&fp).is_none_or(|&(_, d)| depth + 1 < d)
+        // Whether a child reached now must be (re)expanded: it is new, or
+        // reached higher up, or (sleep sets) with steps awake that were
+        // asleep when it was expanded.
+        let wanted = |visited: &Visited<(u64, usize, u64)>, fp: u64, sleep: u64| {
+            visited
+                .get(&fp)
+                .is_none_or(|&(_, d, kept)| depth + 1 < d || kept & !sleep != 0)
+        };
+        let reduction = Reduction {
+            por,
+            sleep: &sleep,
+            only,
         };
         let expansion = expand(
             model,
+            reduction,
             depth,
             search.depth,
             &mut scratch,
             keying,
-            |child, key| {
-                let new = shallower(&visited, key);
+            |child, key, sleep| {
+                let new = wanted(&visited, key, sleep);
                 if !cycles {
                     return new.then_some((0, true));
                 }
@@ -180,16 +209,30 @@ pub(super) fn explore<C: RecipeSet>(
                             break 'search;
                         }
                     }
-                    if new {
-                        visited.insert(child.key, (fp, depth + 1));
-                        kept.push(Pending {
-                            model: child.model,
-                            key: child.key,
-                            depth: depth + 1,
-                            event: Some(child.event),
-                            shift,
-                        });
+                    if !new {
+                        continue;
                     }
+                    let mask = sleep_mask(&child.sleep);
+                    let mut only = None;
+                    match visited.get_mut(&child.key) {
+                        Some(entry) if depth + 1 >= entry.1 => {
+                            // Seen as high up: only the steps newly awake.
+                            only = Some(entry.2 & !mask);
+                            entry.2 &= mask;
+                        }
+                        _ => {
+                            visited.insert(child.key, (fp, depth + 1, mask));
+                        }
+                    }
+                    kept.push(Pending {
+                        model: child.model,
+                        key: child.key,
+                        depth: depth + 1,
+                        event: Some(child.event),
+                        shift,
+                        sleep: child.sleep,
+                        only,
+                    });
                 }
                 // Reversed so that the first enabled event is explored
                 // first (children are taken from the end).

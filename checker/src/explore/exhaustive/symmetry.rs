@@ -45,6 +45,9 @@ use crate::scenario::Scenario;
 pub struct Symmetry {
     clients: usize,
     classes: Vec<Vec<ClientId>>,
+    /// Key each state by the least fingerprint over every permutation
+    /// within the classes (see [`Symmetry::exact`]).
+    exact: bool,
 }
 
 /// Whether exhaustive search of `scenario` (whose initial state is `root`)
@@ -109,6 +112,7 @@ pub fn decide<C: RecipeSet>(scenario: &Scenario<C>, root: &Model<C>) -> Result<S
     Ok(Symmetry {
         clients: n,
         classes,
+        exact: false,
     })
 }
 
@@ -123,8 +127,67 @@ impl Symmetry {
         format!("interchangeable clients {}", classes.join(" "))
     }
 
+    /// The same classes, with each state keyed by the least fingerprint
+    /// over *every* permutation within them: one key per orbit, with no
+    /// ties to leave members of an orbit apart, at a cost of k! renamings
+    /// per class of k clients. A test oracle: under it the number of
+    /// distinct states is a property of the state graph, not of the order
+    /// the search met the members of each orbit in, so two searches
+    /// (partial-order reduction on and off) can be compared exactly.
+    pub fn exact(mut self) -> Self {
+        self.exact = true;
+        self
+    }
+
+    /// Every renaming that permutes clients within their classes.
+    fn every_renaming(&self) -> Vec<Renaming> {
+        let mut all: Vec<Vec<ClientId>> = vec![(0..self.clients).collect()];
+        for class in &self.classes {
+            let mut orders: Vec<Vec<ClientId>> = vec![Vec::new()];
+            for _ in class {
+                orders = orders
+                    .into_iter()
+                    .flat_map(|order| {
+                        class
+                            .iter()
+                            .filter(|c| !order.contains(c))
+                            .map(|&c| {
+                                let mut next = order.clone();
+                                next.push(c);
+                                next
+                            })
+                            .collect::<Vec<_>>()
+                    })
+                    .collect();
+            }
+            all = all
+                .into_iter()
+                .flat_map(|to| {
+                    orders.iter().map(move |order| {
+                        let mut to = to.clone();
+                        for (&from, &place) in class.iter().zip(order) {
+                            to[from] = place;
+                        }
+                        to
+                    })
+                })
+                .collect();
+        }
+        all.into_iter().map(Renaming::new).collect()
+    }
+
     /// The renaming that takes `model` to its representative.
     fn plan<C: RecipeSet>(&self, model: &Model<C>) -> Renaming {
+        if self.exact {
+            let least = self
+                .every_renaming()
+                .into_iter()
+                .filter_map(|r| Some((model.renamed_fingerprint(&r)?, r)))
+                .min_by_key(|(key, _)| *key);
+            if let Some((_, r)) = least {
+                return r;
+            }
+        }
         let mut to: Vec<ClientId> = (0..self.clients).collect();
         for class in &self.classes {
             let mut keyed: Vec<(Option<u64>, ClientId)> = class
@@ -160,5 +223,25 @@ impl Keying<'_> {
             Some(symmetry) => symmetry.fingerprint(model),
             None => model.fingerprint(),
         }
+    }
+
+    /// The key and the renaming that takes `model` to the representative
+    /// it was keyed by (`None`: states are keyed as they are).
+    pub fn key_plan<C: RecipeSet>(&self, model: &Model<C>) -> (u64, Option<Renaming>) {
+        match self.0 {
+            Some(symmetry) => {
+                let plan = symmetry.plan(model);
+                match model.renamed_fingerprint(&plan) {
+                    Some(key) => (key, Some(plan)),
+                    None => (model.fingerprint(), None),
+                }
+            }
+            None => (model.fingerprint(), None),
+        }
+    }
+
+    /// The renaming [`Keying::key_plan`] would give.
+    pub fn plan<C: RecipeSet>(&self, model: &Model<C>) -> Option<Renaming> {
+        self.key_plan(model).1
     }
 }
