@@ -21,7 +21,7 @@ use rayon::prelude::*;
 use zksim::FaultBudget;
 
 use crate::monitor::{Property, Tally};
-use crate::progress::{Display, Progress};
+use crate::progress::Progress;
 use crate::scenario::{Invalid, Scenario};
 use crate::timing::{run_timed, TimeFigures, Timing};
 
@@ -268,98 +268,6 @@ pub fn compare_with(
         rows[*cell].cut_runs += u64::from(*cut);
     }
     Ok((rows, complete))
-}
-
-/// `zkcheck compare`: print the table; with `--report DIR`, write the report too.
-pub fn cli(args: &crate::cli::CompareArgs, io: &mut crate::cli::Io) -> crate::cli::Exit {
-    use crate::cli::{bad_input, Exit};
-    use crate::limits as l;
-    let mut clients = args.clients.clone();
-    clients.sort_unstable();
-    clients.dedup();
-    let checked = (|| -> Result<usize, String> {
-        for &c in &clients {
-            l::CLIENTS.named("--clients").check_usize(c)?;
-        }
-        l::COMPARE_CLIENT_COUNTS.check_usize(clients.len())?;
-        l::COMPARE_SEEDS.check(args.seeds)?;
-        l::check_seed_range(args.seed, args.seeds, "--seed")?;
-        match args.jobs {
-            Some(j) => l::JOBS.check_usize(j),
-            None => Ok(l::default_jobs()),
-        }
-    })();
-    let jobs = match checked {
-        Ok(j) => j,
-        Err(e) => return bad_input(io, e),
-    };
-    if let Some(dir) = &args.report {
-        if let Err(e) = crate::report::check_dir(dir) {
-            return bad_input(io, e);
-        }
-    }
-    if let Err(e) = l::HOLD_TICKS.named("--hold-ticks").check(args.hold_ticks) {
-        return bad_input(io, e);
-    }
-    let timing = match &args.timing {
-        None => Timing::default(),
-        Some(path) => match crate::scenario::timing_from_file(path) {
-            Ok(t) => t,
-            Err(e) => return bad_input(io, e),
-        },
-    };
-    let config = CompareConfig {
-        clients,
-        faults: args.faults == crate::cli::FaultsPreset::Default,
-        seeds: args.seeds,
-        first_seed: args.seed,
-        timing,
-        hold_ticks: args.hold_ticks,
-        ..CompareConfig::default()
-    };
-    crate::stop::install_signal_handler();
-    let total = (config.recipes.len() * config.clients.len()) as u64 * config.seeds;
-    let progress = Progress::counting(Some(total), "runs", Display::for_stderr(args.quiet));
-    let run = || compare_with(&config, &progress);
-    let result = match rayon::ThreadPoolBuilder::new().num_threads(jobs).build() {
-        Ok(pool) => pool.install(run),
-        Err(_) => run(),
-    };
-    progress.finish();
-    let (rows, complete) = match result {
-        Ok(r) => r,
-        Err(e) => return bad_input(io, e),
-    };
-    if !complete {
-        let why = progress
-            .stop()
-            .reason()
-            .map_or_else(|| "stopped".to_string(), |r| r.to_string());
-        crate::cli::say!(io, "{}", table(&rows));
-        crate::cli::say!(
-            io,
-            "INCOMPLETE: {why}; the table above counts only the runs made (see its runs column)"
-        );
-        return Exit::Incomplete;
-    }
-    let _ = std::io::Write::write_all(&mut io.out, table(&rows).as_bytes());
-    if let Some(dir) = &args.report {
-        match crate::report::write_compare(dir, &config, &rows) {
-            Ok(paths) => {
-                for p in paths {
-                    crate::cli::say!(io, "wrote {}", p.display());
-                }
-            }
-            Err(e) => return bad_input(io, e),
-        }
-    }
-    if any_cut(&rows) {
-        // Every run was made, but some did not reach their end: the table
-        // and the report say which, and the command does not say "ok".
-        crate::cli::say!(io, "{}", truncation_note(&rows));
-        return Exit::Incomplete;
-    }
-    Exit::Ok
 }
 
 /// The comparison as a Markdown table: the herd's cost in wakeups,

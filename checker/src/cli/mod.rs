@@ -12,6 +12,7 @@
 //! writers, so tests drive it in-process exactly as the binary does.
 
 mod check;
+mod compare;
 mod figures;
 mod io;
 mod list;
@@ -292,7 +293,7 @@ fn dispatch(cli: Cli, io: &mut Io) -> Exit {
         Command::Check(args) => check::check(&args, io),
         Command::Replay(args) => replay::replay(&args, io),
         Command::Merge(args) => merge::merge(&args, io),
-        Command::Compare(args) => crate::compare::cli(&args, io),
+        Command::Compare(args) => compare::compare(&args, io),
         Command::List => list::list(io),
     }
 }

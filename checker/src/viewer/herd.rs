@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::compare::scenario;
-use crate::report::ReportError;
+use crate::report::files::ReportError;
 use crate::timing::run_timed;
 
 use super::record::{record, Options};
