@@ -14,9 +14,9 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
 
 use zkcheck::explore::exhaustive::Exhaustive;
+use zkcheck::explore::random::run_random;
 use zkcheck::explore::Strategy;
 use zkcheck::progress::Progress;
-use zkcheck::run::run_random;
 use zkcheck::scenario::Scenario;
 
 fn random_schedules(c: &mut Criterion) {

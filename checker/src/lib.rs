@@ -4,7 +4,7 @@
 //! - [`scenario`]: what to run (recipe, clients, ensemble, faults, checks);
 //!   [`aim`]: faults aimed at a client or a role.
 //! - [`model`]: the explored state, world + monitors.
-//! - [`run`]: one run driven by a [`run::Chooser`]; [`run::run_random`].
+//! - [`run`]: one run driven by a [`run::Chooser`]; [`explore::random::run_random`].
 //! - [`explore`]: strategies (random, PCT, BFS/DFS) behind one trait, and replay.
 //! - [`shrink`], [`trace`], [`token`]: from a failure to a short, readable,
 //!   replayable counterexample.

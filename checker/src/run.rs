@@ -3,12 +3,9 @@
 //! buffers, so a steady-state step allocates nothing but the schedule's
 //! amortised growth.
 
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 use zkrecipes::{AnyRecipe, AppEvent, RecipeSet};
 use zksim::{Event, Happening};
 
-use crate::explore::random::RandomChooser;
 use crate::model::Model;
 use crate::monitor::tally::Tally;
 use crate::monitor::Violation;
@@ -143,13 +140,6 @@ where
             };
         }
     }
-}
-
-/// One seeded random schedule (swarm testing: the seed also decides which
-/// fault kinds are on).
-pub fn run_random<C: RecipeSet>(scenario: &Scenario<C>, seed: u64) -> RunOutcome {
-    let mut chooser = RandomChooser::new(ChaCha8Rng::seed_from_u64(seed));
-    outcome(scenario, seed, &mut chooser)
 }
 
 /// Run `chooser` and report the contract's outcome.

@@ -3,8 +3,8 @@
 //! `WriteLock`, whose left-over `LockWatcher` runs `lock()` after `unlock()`,
 //! is caught (`tests/seed_verdicts.rs`, row `writelock-asked.toml`, and here).
 
+use zkcheck::explore::random::run_random;
 use zkcheck::monitor::Property;
-use zkcheck::run::run_random;
 use zkcheck::scenario::Scenario;
 use zksim::FaultBudget;
 

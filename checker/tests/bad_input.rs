@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
 use zkcheck::cli::{run, Exit};
-use zkcheck::run::run_random;
+use zkcheck::explore::random::run_random;
 use zkcheck::scenario::Scenario;
 use zkcheck::token::Token;
 

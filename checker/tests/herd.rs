@@ -136,6 +136,6 @@ fn lock_naive_seed_10_charges_no_release_with_four_wakeups() {
         "{:?}",
         f.wakeups_per_release
     );
-    let out = zkcheck::run::run_random(&s, 10);
+    let out = zkcheck::explore::random::run_random(&s, 10);
     assert_eq!(out.figures.max_wakeups_per_release(), 3);
 }

@@ -4,8 +4,9 @@
 //! with an explanation that names the client and the node.
 
 use zkcheck::compare::{compare, CompareConfig};
+use zkcheck::explore::random::run_random;
 use zkcheck::monitor::{Property, Violation};
-use zkcheck::run::{run_random, RunOutcome};
+use zkcheck::run::RunOutcome;
 use zkcheck::scenario::Scenario;
 use zksim::FaultBudget;
 

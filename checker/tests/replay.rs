@@ -5,11 +5,11 @@
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
+use zkcheck::explore::random::run_random;
 use zkcheck::explore::replay::replay;
 use zkcheck::explore::{self, Options};
 use zkcheck::monitor::Property;
 use zkcheck::progress::Progress;
-use zkcheck::run::run_random;
 use zkcheck::scenario::Scenario;
 use zkcheck::shrink::shrink;
 use zkcheck::token::Token;

@@ -11,9 +11,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use zkcheck::explore::random::run_random;
 use zkcheck::explore::replay::replay;
 use zkcheck::model::Model;
-use zkcheck::run::run_random;
 use zkcheck::scenario::{property_name, Scenario};
 use zkcheck::token::Token;
 use zkcheck::viewer;

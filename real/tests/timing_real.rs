@@ -87,7 +87,7 @@ fn timed_compare_agrees_with_a_real_server_on_wakeups_and_requests() {
     s.ensemble.servers = 3;
     let mut untimed = zkcheck::monitor::Tally::default();
     for seed in 0..config.seeds {
-        untimed.merge(&zkcheck::run::run_random(&s, seed).figures);
+        untimed.merge(&zkcheck::explore::random::run_random(&s, seed).figures);
     }
     let gap = gap_percent(
         untimed.wakeups_per_acquisition(),

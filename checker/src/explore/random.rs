@@ -6,12 +6,13 @@
 //! weighs less than the rest so that a lot happens between two ticks, as
 //! in a real ensemble where messages take milliseconds and sessions seconds.
 
-use rand::RngExt;
+use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use zksim::{Event, Fault};
 
 use crate::model::Model;
-use crate::run::Chooser;
+use crate::run::{outcome, Chooser, RunOutcome};
+use crate::scenario::Scenario;
 use zkrecipes::RecipeSet;
 
 /// Weight of a message, request, apply, timer or connect.
@@ -43,6 +44,13 @@ pub fn draw_swarm(rng: &mut ChaCha8Rng) -> [bool; FAULT_KINDS] {
         *kind = rng.random_range(0..2u32) == 1;
     }
     on
+}
+
+/// One seeded random schedule (swarm testing: the seed also decides which
+/// fault kinds are on).
+pub fn run_random<C: RecipeSet>(scenario: &Scenario<C>, seed: u64) -> RunOutcome {
+    let mut chooser = RandomChooser::new(ChaCha8Rng::seed_from_u64(seed));
+    outcome(scenario, seed, &mut chooser)
 }
 
 /// Weighted random choice.

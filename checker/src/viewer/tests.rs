@@ -4,8 +4,8 @@
 
 use std::path::Path;
 
+use crate::explore::random::run_random;
 use crate::monitor::Property;
-use crate::run::run_random;
 use crate::scenario::Scenario;
 
 use super::record::{record, Options, Recording};
