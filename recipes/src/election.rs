@@ -12,10 +12,10 @@
 //! ensemble cannot know it still leads). `workload.rounds` is the number of
 //! terms each candidate serves, `hold_ticks` their length.
 
-use crate::lock::flaws::Flaws;
 use crate::lock::protocol::LockClient;
 use crate::lock::rounds::Rounds;
 use crate::lock::sequential::{Role, SequentialProtocol};
+use crate::lock::switches::Flaws;
 use crate::RecipeParams;
 
 /// A candidate for `params` with the given flaws.

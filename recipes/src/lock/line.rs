@@ -2,8 +2,8 @@
 //! part of the predecessor-watch recipes (steps 2–4), kept apart from the
 //! ops so that it can be read and tested on its own.
 
-use super::flaws::Flaws;
 use super::names::{sequence_of, sort_by_sequence};
+use super::switches::Flaws;
 
 /// Which side of the lock a client takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

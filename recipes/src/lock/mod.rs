@@ -31,6 +31,7 @@ pub mod protocol;
 pub mod rounds;
 pub mod rwlock;
 pub mod sequential;
+pub mod switches;
 
 pub use naive::NaiveLock;
 pub use protocol::{Attempt, LockClient, Protocol};

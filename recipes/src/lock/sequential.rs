@@ -36,11 +36,11 @@
 
 use zksim::{CreateMode, Cx, EventType, Op, OpId, Reply, Response, WatchedEvent, ZkError};
 
-pub use super::flaws::Flaws;
 pub use super::line::Role;
 use super::line::{judge, Verdict};
 use super::names::{child_name, child_path, sequence_of};
 use super::protocol::{Attempt, Protocol};
+pub use super::switches::Flaws;
 use crate::AppEvent;
 
 /// This client's knowledge of its own node for the current attempt.
