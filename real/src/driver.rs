@@ -15,7 +15,7 @@ use zksim::{
 use zookeeper_client as zk;
 
 use super::ops::{self, Answer, WatchClass};
-use super::run::{DriveConfig, DriveError, RealRun};
+use super::run_types::{DriveConfig, DriveError, RealRun};
 use super::wakeset::WakeSet;
 
 /// The run itself; see [`super::drive`].

@@ -24,12 +24,14 @@ mod driver;
 mod ops;
 mod proxy;
 mod run;
+mod run_types;
 mod server;
 mod wakeset;
 pub mod wire;
 
 pub use proxy::FaultProxy;
-pub use run::{drive, drive_blocking, DriveConfig, DriveError, RealRun};
+pub use run::{drive, drive_blocking};
+pub use run_types::{DriveConfig, DriveError, RealRun};
 pub use server::{
     TestServer, Unavailable, CLASSPATH_ENV, MAX_SESSION_TIMEOUT, MIN_SESSION_TIMEOUT,
     SERVER_TICK_MS,
