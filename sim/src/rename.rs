@@ -75,8 +75,8 @@ impl Renaming {
 
     /// `event` as the renamed world offers it: its client renamed
     /// (servers do not move).
-    pub fn event(&self, event: &crate::world::Event) -> crate::world::Event {
-        use crate::world::{Event, Fault};
+    pub fn event(&self, event: &crate::world::event::Event) -> crate::world::event::Event {
+        use crate::world::event::{Event, Fault};
         let c = |client: ClientId| self.client(client);
         match event.clone() {
             Event::Request { client } => Event::Request { client: c(client) },
