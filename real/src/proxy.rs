@@ -35,8 +35,8 @@ pub struct FaultProxy {
 
 #[derive(Debug, Default)]
 struct Shared {
-    /// Both ends of every open relayed connection.
-    open: Mutex<Vec<(TcpStream, TcpStream)>>,
+    /// Both ends of every open relayed connection, with its number.
+    open: Mutex<Vec<(u64, TcpStream, TcpStream)>>,
     /// Client → server bytes are held.
     paused_up: AtomicBool,
     /// Server → client bytes are held.
@@ -56,10 +56,23 @@ struct Tap {
     replies: usize,
     /// `(connection, xid)` of every multi request read.
     multis: Vec<(u64, i32)>,
-    /// Multi replies passed on to the client, oldest first, each with a
-    /// serial number to take it back if the write fails.
-    multi_replies: Vec<(u64, MultiReply)>,
+    /// Multi replies passed on to the client (or on their way to it),
+    /// oldest first.
+    multi_replies: Vec<RecordedReply>,
     next_serial: u64,
+}
+
+/// A multi reply read from the server, recorded before it is written to
+/// the client so that it is there by the time the client can act on it.
+#[derive(Debug)]
+struct RecordedReply {
+    /// To take it back if it never reaches the client.
+    serial: u64,
+    conn: u64,
+    /// Written to the client's socket (under the tap's lock, so a broken
+    /// connection cannot take back a reply the client may already read).
+    written: bool,
+    reply: MultiReply,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,23 +116,49 @@ impl Shared {
                 });
                 let serial = tap.next_serial;
                 tap.next_serial += 1;
-                tap.multi_replies.push((serial, decoded));
+                tap.multi_replies.push(RecordedReply {
+                    serial,
+                    conn,
+                    written: false,
+                    reply: decoded,
+                });
                 Some(serial)
             }
         }
     }
 
-    /// A recorded multi reply never reached the client.
-    fn unrecord(&self, serial: u64) {
-        self.tap().multi_replies.retain(|(s, _)| *s != serial);
+    /// Write a frame to the client; a multi reply recorded for it is
+    /// marked written, or taken back if the write fails, in one step under
+    /// the tap's lock (see [`Shared::drop_all`]).
+    fn pass_on(&self, to: &mut TcpStream, frame: &[u8], recorded: Option<u64>) -> bool {
+        let Some(serial) = recorded else {
+            return to.write_all(frame).is_ok();
+        };
+        let mut tap = self.tap();
+        let ok = to.write_all(frame).is_ok();
+        if ok {
+            if let Some(r) = tap.multi_replies.iter_mut().find(|r| r.serial == serial) {
+                r.written = true;
+            }
+        } else {
+            tap.multi_replies.retain(|r| r.serial != serial);
+        }
+        ok
     }
 
+    /// Break every open connection. Multi replies still held for them will
+    /// never reach their client: they are taken back now, not when their
+    /// writer next tries (it may be asleep in a pause), so that a later
+    /// multi on a new connection is not matched with a stale reply.
     fn drop_all(&self) {
         let open = std::mem::take(&mut *self.open.lock().unwrap_or_else(PoisonError::into_inner));
-        for (client, server) in open {
+        for (_, client, server) in &open {
             let _ = client.shutdown(Shutdown::Both);
             let _ = server.shutdown(Shutdown::Both);
         }
+        self.tap()
+            .multi_replies
+            .retain(|r| r.written || !open.iter().any(|(conn, _, _)| *conn == r.conn));
     }
 }
 
@@ -192,7 +231,7 @@ impl FaultProxy {
     ) -> Option<MultiReply> {
         let mut tap = self.shared.tap();
         let first = tap.multi_replies.first()?;
-        wanted(&first.1).then(|| tap.multi_replies.remove(0).1)
+        wanted(&first.reply).then(|| tap.multi_replies.remove(0).reply)
     }
 
     /// Let held bytes flow again.
@@ -235,12 +274,12 @@ fn accept_loop(listener: TcpListener, upstream: SocketAddr, shared: Arc<Shared>)
         ) else {
             continue;
         };
+        let conn = shared.next_conn.fetch_add(1, Ordering::SeqCst);
         shared
             .open
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .push((client_kept, server_kept));
-        let conn = shared.next_conn.fetch_add(1, Ordering::SeqCst);
+            .push((conn, client_kept, server_kept));
         let up = shared.clone();
         let down = shared.clone();
         let _ = thread::Builder::new()
@@ -317,13 +356,22 @@ fn write_held(
         Direction::Up => &shared.paused_up,
         Direction::Down => &shared.paused_down,
     };
+    let mut broken = false;
     for (frame, recorded) in held {
-        wait_while_paused(paused, shared);
-        if to.write_all(&frame).is_err() {
-            if let Some(serial) = recorded {
-                shared.unrecord(serial);
+        if !broken {
+            wait_while_paused(paused, shared);
+            broken = !shared.pass_on(&mut to, &frame, recorded);
+            if broken {
+                // Ends the reader, which closes the queue.
+                let _ = from.shutdown(Shutdown::Both);
             }
-            break;
+        }
+        // Behind a failed write nothing more reaches the client: what the
+        // reader still queues is taken back, not left recorded.
+        if broken {
+            if let Some(serial) = recorded {
+                shared.tap().multi_replies.retain(|r| r.serial != serial);
+            }
         }
     }
     let _ = from.shutdown(Shutdown::Both);

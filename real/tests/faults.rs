@@ -197,3 +197,60 @@ fn a_silent_network_lets_the_server_expire_the_session_and_its_ephemerals() {
         "the other session saw the expiry delete the ephemeral"
     );
 }
+
+/// A multi reply that the proxy holds when the connection breaks never
+/// reaches the client, so the proxy must not keep it for the next multi
+/// (the conformance conductor reads a failed multi's per-op codes from
+/// it) — even while the relay that held it still sleeps in the pause. A
+/// multi answered on the new connection is kept. (CI once matched a
+/// reconnected session's multi with the stale reply of the one before.)
+#[test]
+fn a_held_multi_reply_goes_with_its_connection_and_the_next_one_is_kept() {
+    use zookeeper_client as zk;
+    let Some(server) = zkreal::require_server() else {
+        return;
+    };
+    let proxy = proxy_for(&server);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let multi = |client: &zk::Client, path: &'static str| {
+        let client = client.clone();
+        tokio::spawn(async move {
+            let mut writer = client.new_multi_writer();
+            let mode = zk::CreateMode::Persistent.with_acls(zk::Acls::anyone_all());
+            writer.add_create(path, b"", &mode).expect("a create");
+            writer.commit().await.map(|_| ())
+        })
+    };
+    runtime.block_on(async {
+        let client = zk::Client::connector()
+            .with_session_timeout(Duration::from_secs(10))
+            .connect(&proxy.connect_string())
+            .await
+            .expect("connect");
+        proxy.pause_replies();
+        let answered = proxy.replies_seen();
+        let first = multi(&client, "/held-multi");
+        let started = Instant::now();
+        while proxy.replies_seen() == answered {
+            assert!(started.elapsed() < Duration::from_secs(10), "no reply");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        proxy.drop_connections();
+        assert!(
+            proxy.next_multi_reply_if(|_| true).is_none(),
+            "the held reply went with its connection"
+        );
+        proxy.resume();
+        let lost = first.await.expect("task");
+        assert!(lost.is_err(), "the held multi failed: {lost:?}");
+        let second = multi(&client, "/kept-multi").await.expect("task");
+        assert!(second.is_ok(), "{second:?}");
+        let kept = proxy
+            .next_multi_reply_if(|_| true)
+            .expect("the reply it got");
+        assert_eq!((kept.header_err, kept.entries.len()), (0, 1), "{kept:?}");
+    });
+}
