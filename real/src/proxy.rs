@@ -75,6 +75,13 @@ struct RecordedReply {
     reply: MultiReply,
 }
 
+impl Tap {
+    /// A recorded multi reply that will never reach its client.
+    fn forget(&mut self, serial: u64) {
+        self.multi_replies.retain(|r| r.serial != serial);
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Direction {
     Up,
@@ -141,7 +148,7 @@ impl Shared {
                 r.written = true;
             }
         } else {
-            tap.multi_replies.retain(|r| r.serial != serial);
+            tap.forget(serial);
         }
         ok
     }
@@ -370,7 +377,7 @@ fn write_held(
         // reader still queues is taken back, not left recorded.
         if broken {
             if let Some(serial) = recorded {
-                shared.tap().multi_replies.retain(|r| r.serial != serial);
+                shared.tap().forget(serial);
             }
         }
     }
