@@ -69,8 +69,9 @@ struct RecordedReply {
     /// To take it back if it never reaches the client.
     serial: u64,
     conn: u64,
-    /// Written to the client's socket (under the tap's lock, so a broken
-    /// connection cannot take back a reply the client may already read).
+    /// Its writer got past the pause and is writing (or wrote) it: a
+    /// broken connection leaves it to that write to take it back if it
+    /// fails, rather than take back a reply the client may already read.
     written: bool,
     reply: MultiReply,
 }
@@ -134,21 +135,21 @@ impl Shared {
         }
     }
 
-    /// Write a frame to the client; a multi reply recorded for it is
-    /// marked written, or taken back if the write fails, in one step under
-    /// the tap's lock (see [`Shared::drop_all`]).
+    /// Write a frame on; a multi reply recorded for it is marked as being
+    /// written first, and taken back if the write fails. The mark comes
+    /// before the write and no lock is held across it, so a client that is
+    /// slow to read never blocks the conductor on the tap: a connection
+    /// broken between mark and write fails the write, which takes it back.
     fn pass_on(&self, to: &mut TcpStream, frame: &[u8], recorded: Option<u64>) -> bool {
-        let Some(serial) = recorded else {
-            return to.write_all(frame).is_ok();
-        };
-        let mut tap = self.tap();
-        let ok = to.write_all(frame).is_ok();
-        if ok {
+        if let Some(serial) = recorded {
+            let mut tap = self.tap();
             if let Some(r) = tap.multi_replies.iter_mut().find(|r| r.serial == serial) {
                 r.written = true;
             }
-        } else {
-            tap.forget(serial);
+        }
+        let ok = to.write_all(frame).is_ok();
+        if let (false, Some(serial)) = (ok, recorded) {
+            self.tap().forget(serial);
         }
         ok
     }
