@@ -173,9 +173,32 @@ impl<C: RecipeSet> Model<C> {
         event: &Event,
         log: &mut Vec<Happening<AppEvent>>,
     ) -> Result<(), Violation> {
+        self.step_with(event, log, |world, log| world.step(event, log))
+    }
+
+    /// [`Model::step`], and which clients' slots the step wrote into
+    /// `written` ([`zksim::World::step_noting`]).
+    pub fn step_noting(
+        &mut self,
+        event: &Event,
+        log: &mut Vec<Happening<AppEvent>>,
+        written: &mut Vec<zksim::ClientId>,
+    ) -> Result<(), Violation> {
+        written.clear();
+        self.step_with(event, log, |world, log| {
+            world.step_noting(event, log, written)
+        })
+    }
+
+    fn step_with(
+        &mut self,
+        event: &Event,
+        log: &mut Vec<Happening<AppEvent>>,
+        apply: impl FnOnce(&mut World<C>, &mut Vec<Happening<AppEvent>>),
+    ) -> Result<(), Violation> {
         log.clear();
         crate::panics::catch(|| {
-            self.world.step(event, log);
+            apply(&mut self.world, log);
             if let Some(aiming) = &mut self.aiming {
                 aiming.roles.observe(log);
             }

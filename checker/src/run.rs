@@ -106,18 +106,7 @@ where
         enabled.clear();
         model.enabled(&mut enabled);
         if is_terminal(&model, &enabled, schedule.len(), max_steps) {
-            let cut = !is_terminal(&model, &enabled, 0, usize::MAX);
-            let (violation, ending) = match model.finish() {
-                Ok(()) if cut => (None, Ending::StepBound),
-                Ok(()) => (None, Ending::Finished),
-                Err(v) => (Some(v), Ending::Violated),
-            };
-            return Run {
-                violation,
-                schedule,
-                ending,
-                model,
-            };
+            return conclude(model, &enabled, schedule);
         }
         let Some(i) = chooser.choose(&model, &enabled) else {
             return Run {
@@ -139,6 +128,28 @@ where
                 model,
             };
         }
+    }
+}
+
+/// The run is over in this terminal state (`enabled` is what it allows):
+/// judge its end. A state that is terminal only because of the step bound
+/// ends the run as [`Ending::StepBound`].
+pub(crate) fn conclude<C: RecipeSet>(
+    mut model: Model<C>,
+    enabled: &[Event],
+    schedule: Schedule,
+) -> Run<C> {
+    let cut = !is_terminal(&model, enabled, 0, usize::MAX);
+    let (violation, ending) = match model.finish() {
+        Ok(()) if cut => (None, Ending::StepBound),
+        Ok(()) => (None, Ending::Finished),
+        Err(v) => (Some(v), Ending::Violated),
+    };
+    Run {
+        violation,
+        schedule,
+        ending,
+        model,
     }
 }
 

@@ -31,7 +31,8 @@ pub use proto::{
 };
 pub use tree::DataTree;
 pub use world::{
-    ClientId, Config, Delivery, Event, Fault, FaultBudget, Happening, ServerId, Sharing, World,
+    ClientId, ClientReadiness, Config, Delivery, Event, Fault, FaultBudget, Happening, ServerId,
+    Sharing, World,
 };
 
 /// Simulated milliseconds per tick (ZooKeeper's `tickTime` in our tests is 100 ms).

@@ -11,9 +11,9 @@ use std::collections::BTreeMap;
 use zkrecipes::{AppEvent, RecipeSet};
 use zksim::{Delivery, Happening};
 
-use super::TimedChooser;
+use super::{drive_timed, TimedChooser};
 use crate::monitor::tally::{ratio, Histogram};
-use crate::run::{drive, Ending, RunOutcome};
+use crate::run::{Ending, RunOutcome};
 use crate::scenario::Scenario;
 
 /// Time figures of one or many runs (µs).
@@ -142,7 +142,7 @@ pub fn run_timed<C: RecipeSet>(scenario: &Scenario<C>, seed: u64) -> (RunOutcome
     let mut chooser = TimedChooser::new(scenario.timing, seed);
     let clock = chooser.clock();
     let mut ledger = TimeLedger::new(scenario.clients);
-    let run = drive(scenario, &mut chooser, |_, _, log| {
+    let run = drive_timed(scenario, &mut chooser, |_, _, log| {
         let at = clock.get();
         for happening in log {
             ledger.observe(at, happening);

@@ -13,15 +13,21 @@
 //!   defaults measured on a real server by `zkreal`'s `calibrate` example
 //!   ([`Timing::calibrated`] turns its measurements into parameters);
 //! - [`scheduler`]: the timed chooser (servers are FIFO queues);
+//! - [`drive`]: a timed run that keeps the enabled events in ready-time
+//!   order from step to step instead of listing them all at every step
+//!   (the same run as the chooser's, O(log clients) a step);
 //! - [`figures`]: what a timed run measures in model time
 //!   ([`figures::run_timed`]); its [`figures::TimeLedger`] also measures a
 //!   real server's run (`zkreal`'s `compare` example), from the same log.
 
+pub mod drive;
 pub mod figures;
+mod ready_index;
 pub mod scheduler;
 
 use serde::{Deserialize, Serialize};
 
+pub use drive::drive_timed;
 pub use figures::{run_timed, TimeFigures};
 pub use scheduler::TimedChooser;
 

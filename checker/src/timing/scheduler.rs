@@ -77,6 +77,9 @@ pub struct TimedChooser {
     chosen: Option<Chosen>,
     next_fault: u64,
     notifications: u64,
+    /// `0..clients`: what a step may have changed when the caller does
+    /// not say ([`Chooser::choose`] settles every client).
+    all_clients: Vec<usize>,
 }
 
 impl TimedChooser {
@@ -99,6 +102,7 @@ impl TimedChooser {
             chosen: None,
             next_fault,
             notifications: 0,
+            all_clients: Vec::new(),
         }
     }
 
@@ -127,7 +131,7 @@ impl TimedChooser {
     /// [`TimedChooser::busy_us`] and [`TimedChooser::notifications`]).
     pub fn finish<C: RecipeSet>(&mut self, world: &World<C>) {
         if self.started {
-            self.settle(world);
+            self.settle_all(world);
         }
     }
 
@@ -150,8 +154,9 @@ impl TimedChooser {
         value * (100 - j + r) / 100
     }
 
-    fn start<C: RecipeSet>(&mut self, world: &World<C>) {
+    pub(super) fn start<C: RecipeSet>(&mut self, world: &World<C>) {
         let clients = world.num_clients();
+        self.all_clients = (0..clients).collect();
         let servers = world.num_servers();
         self.outbound = vec![VecDeque::new(); clients];
         self.inbound = vec![VecDeque::new(); clients];
@@ -171,8 +176,19 @@ impl TimedChooser {
         self.started = true;
     }
 
+    /// [`TimedChooser::settle`] over every client.
+    fn settle_all<C: RecipeSet>(&mut self, world: &World<C>) {
+        let all = std::mem::take(&mut self.all_clients);
+        self.settle(world, &all);
+        self.all_clients = all;
+    }
+
     /// Bring the stamps in line with the world after the chosen step.
-    fn settle<C: RecipeSet>(&mut self, world: &World<C>) {
+    /// `clients` (ascending) are the only ones whose queues it may have
+    /// changed (all of them, or those it wrote: [`zksim::World::step_noting`]);
+    /// jitter is drawn in client order either way, so both give the same
+    /// stamps.
+    pub(super) fn settle<C: RecipeSet>(&mut self, world: &World<C>, clients: &[usize]) {
         let Some(chosen) = self.chosen.take() else {
             return;
         };
@@ -209,7 +225,7 @@ impl TimedChooser {
 
         // Requests: dropped ones (taken, or lost with a connection) leave
         // from the front; new ones were sent by the step's client.
-        for c in 0..self.outbound.len() {
+        for &c in clients {
             let world_len = world.outbound_len(c);
             while self.outbound[c].len() > world_len {
                 self.outbound[c].pop_front();
@@ -229,7 +245,7 @@ impl TimedChooser {
         let mut cursor = chosen.out;
         let mut charged = chosen.done - chosen.start;
         let mut fresh: Vec<(usize, usize)> = Vec::new();
-        for c in 0..self.inbound.len() {
+        for &c in clients {
             let world_len = world.inbound_len(c);
             while self.inbound[c].len() > world_len {
                 self.inbound[c].pop_front();
@@ -273,7 +289,7 @@ impl TimedChooser {
     }
 
     /// When `event` could start, and the tie-breaker (arrival) for it.
-    fn ready<C: RecipeSet>(&self, world: &World<C>, event: &Event) -> (u64, u64) {
+    pub(super) fn ready<C: RecipeSet>(&self, world: &World<C>, event: &Event) -> (u64, u64) {
         let now = self.now;
         let (ready, arrival) = match *event {
             Event::Request { client } => {
@@ -338,7 +354,7 @@ impl<C: RecipeSet> Chooser<C> for TimedChooser {
         if !self.started {
             self.start(world);
         }
-        self.settle(world);
+        self.settle_all(world);
         let mut best: Option<((u64, u64), usize)> = None;
         let mut faults = 0usize;
         for (i, event) in enabled.iter().enumerate() {
@@ -352,22 +368,67 @@ impl<C: RecipeSet> Chooser<C> for TimedChooser {
             }
         }
         let best_ready = best.map_or(u64::MAX, |((ready, _), _)| ready);
-        let (index, start) = if faults > 0 && self.next_fault <= best_ready {
-            let pick = self.rng.random_range(0..faults);
+        let (index, start) = if faults > 0 && self.fault_due(best_ready) {
+            let (pick, at) = self.strike(faults);
             let index = enabled
                 .iter()
                 .enumerate()
                 .filter(|(_, e)| matches!(e, Event::Fault(_)))
                 .nth(pick)
                 .map(|(i, _)| i)?;
-            let at = self.next_fault.max(self.now);
-            self.next_fault = at + exponential(&mut self.rng, self.timing.fault_interval_us);
             (index, at)
         } else {
             let ((ready, _), index) = best?;
             (index, ready)
         };
-        let event = enabled[index].clone();
+        self.commit(world, enabled[index].clone(), start);
+        Some(index)
+    }
+}
+
+impl TimedChooser {
+    /// When the client's next request reaches its server.
+    pub(super) fn request_arrival(&self, client: usize) -> u64 {
+        self.outbound[client].front().copied().unwrap_or(self.now)
+    }
+
+    /// When the next message for the client reaches it.
+    pub(super) fn message_arrival(&self, client: usize) -> u64 {
+        self.inbound[client].front().copied().unwrap_or(self.now)
+    }
+
+    /// When the client (or the one client thread) is next free.
+    pub(super) fn client_free_at(&self, client: usize) -> u64 {
+        self.client_free[self.cpu(client)]
+    }
+
+    /// When the server is next free.
+    pub(super) fn server_free_at(&self, server: usize) -> u64 {
+        self.server_free[server]
+    }
+
+    /// Every client runs on one thread ([`Timing::shared_client_cpu`]).
+    pub(super) fn shares_client_cpu(&self) -> bool {
+        self.timing.shared_client_cpu
+    }
+
+    /// A fault arrives before the earliest other event could start.
+    pub(super) fn fault_due(&self, best_ready: u64) -> bool {
+        self.next_fault <= best_ready
+    }
+
+    /// A fault strikes now: which of the `faults` enabled ones (drawn), and
+    /// when; the next one is drawn.
+    pub(super) fn strike(&mut self, faults: usize) -> (usize, u64) {
+        let pick = self.rng.random_range(0..faults);
+        let at = self.next_fault.max(self.now);
+        self.next_fault = at + exponential(&mut self.rng, self.timing.fault_interval_us);
+        (pick, at)
+    }
+
+    /// `event` was chosen to start at `start`: the clock moves there and
+    /// the step is settled at the next call.
+    pub(super) fn commit<C: RecipeSet>(&mut self, world: &World<C>, event: Event, start: u64) {
         let cost = self.cost(world, &event);
         let delay = match event {
             Event::Request { client }
@@ -385,6 +446,5 @@ impl<C: RecipeSet> Chooser<C> for TimedChooser {
             done: start + cost,
             out: start + cost + delay,
         });
-        Some(index)
     }
 }

@@ -181,3 +181,114 @@ fn calibration_figures_become_parameters_and_medians() {
     assert_eq!(Timing::median(&[slow, t, fast]).latency_us, 50);
     assert_eq!(Timing::median(&[]), Timing::default());
 }
+
+/// `drive_timed` (the ready-time index, revisiting only the clients a step
+/// wrote) must make the run the timed chooser makes from the whole
+/// enabled list: the same events at every step, the same end, the same
+/// figures. Over scenarios that exercise what the index keeps apart:
+/// faults of every kind striking often, three servers (applies,
+/// partitions, reconnects), one shared client thread with a client cost,
+/// recipes that break a hard property (a violation ends the run), a herd.
+#[test]
+fn the_ready_index_makes_the_chooser_s_run_step_for_step() {
+    use crate::run::drive;
+    use crate::scenario::Scenario;
+
+    let often = Timing {
+        fault_interval_us: 700,
+        ..Timing::default()
+    };
+    let shared = Timing {
+        client_us: 9,
+        shared_client_cpu: true,
+        fault_interval_us: 1500,
+        ..Timing::default()
+    };
+    let mut cases: Vec<(String, Scenario)> = Vec::new();
+    for (recipe, timing) in [
+        ("naive", often),
+        ("sequential", often),
+        ("sequential", shared),
+    ] {
+        let mut s = scenario_timed(recipe, 7, true, timing);
+        s.faults = FaultBudget {
+            connection_drops: 3,
+            expiries: 2,
+            pauses: 2,
+            crashes: 1,
+            kills: 1,
+            partitions: 0,
+        };
+        cases.push((format!("{recipe}, 1 server, {timing:?}"), s.clone()));
+        s.ensemble.servers = 3;
+        s.faults.partitions = 2;
+        cases.push((format!("{recipe}, 3 servers, {timing:?}"), s));
+    }
+    // A herd of 40: many receives and requests ready at once.
+    cases.push((
+        "naive × 40".to_string(),
+        scenario_timed("naive", 40, false, Timing::default()),
+    ));
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
+    for name in [
+        "lock-sequential-faults",
+        "lock-sequential-partition-window",
+        "lock-sequential-ignore-session",
+        "lock-sequential-long-pause",
+        "rwlock-faults",
+        "lock-sequential-forget-release",
+        "lock-sequential-adopt-any",
+        "lock-poll-defer",
+        "election",
+        "queue",
+    ] {
+        let mut s = Scenario::from_file(&dir.join(format!("{name}.toml"))).expect(name);
+        s.timing.fault_interval_us = 2000;
+        cases.push((name.to_string(), s));
+    }
+
+    let (mut faults, mut applies, mut violations, mut connects) = (0, 0, 0, 0);
+    for (name, s) in &cases {
+        for seed in 0..6 {
+            let mut reference = TimedChooser::new(s.timing, seed);
+            let mut ref_clock = Vec::new();
+            let clock = reference.clock();
+            let a = drive(s, &mut reference, |_, _, _| ref_clock.push(clock.get()));
+            reference.finish(&a.model.world);
+            let mut fast = TimedChooser::new(s.timing, seed);
+            let mut fast_clock = Vec::new();
+            let clock = fast.clock();
+            let b = drive_timed(s, &mut fast, |_, _, _| fast_clock.push(clock.get()));
+            fast.finish(&b.model.world);
+            let first_difference = a
+                .schedule
+                .events
+                .iter()
+                .zip(&b.schedule.events)
+                .position(|(x, y)| x != y);
+            assert_eq!(
+                a.schedule, b.schedule,
+                "{name}, seed {seed}: the runs part at step {first_difference:?}"
+            );
+            assert_eq!(ref_clock, fast_clock, "{name}, seed {seed}: model times");
+            assert_eq!(a.ending, b.ending, "{name}, seed {seed}");
+            assert_eq!(a.violation, b.violation, "{name}, seed {seed}");
+            assert_eq!(reference.busy_us(), fast.busy_us(), "{name}, seed {seed}");
+            assert_eq!(reference.notifications(), fast.notifications());
+            for event in &a.schedule.events {
+                match event {
+                    zksim::Event::Fault(_) => faults += 1,
+                    zksim::Event::Apply { .. } => applies += 1,
+                    zksim::Event::Connect { .. } => connects += 1,
+                    _ => {}
+                }
+            }
+            violations += usize::from(a.violation.is_some());
+        }
+    }
+    // What the comparison covered (else it would prove little).
+    assert!(faults > 100, "{faults} faults struck");
+    assert!(applies > 100, "{applies} applies");
+    assert!(connects > 20, "{connects} connects");
+    assert!(violations > 0, "no run broke a hard property");
+}

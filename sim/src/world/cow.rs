@@ -33,10 +33,13 @@ impl<T: Hash> Part<T> {
     }
 }
 
+/// `NOTED`: writes are noted in the [`journal`](super::journal) while one
+/// is open (the client slots are: a timed run learns from it which clients
+/// a step changed).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CowVec<T>(pub(super) Vec<Arc<Part<T>>>);
+pub struct CowVec<T, const NOTED: bool = false>(pub(super) Vec<Arc<Part<T>>>);
 
-impl<T: Clone> CowVec<T> {
+impl<T: Clone, const NOTED: bool> CowVec<T, NOTED> {
     pub fn with_capacity(n: usize) -> Self {
         CowVec(Vec::with_capacity(n))
     }
@@ -64,7 +67,7 @@ impl<T: Clone> CowVec<T> {
     }
 }
 
-impl<T> FromIterator<T> for CowVec<T> {
+impl<T, const NOTED: bool> FromIterator<T> for CowVec<T, NOTED> {
     fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
         let part = |value| {
             Arc::new(Part {
@@ -76,22 +79,25 @@ impl<T> FromIterator<T> for CowVec<T> {
     }
 }
 
-impl<T> Index<usize> for CowVec<T> {
+impl<T, const NOTED: bool> Index<usize> for CowVec<T, NOTED> {
     type Output = T;
     fn index(&self, i: usize) -> &T {
         &self.0[i].value
     }
 }
 
-impl<T: Clone> IndexMut<usize> for CowVec<T> {
+impl<T: Clone, const NOTED: bool> IndexMut<usize> for CowVec<T, NOTED> {
     fn index_mut(&mut self, i: usize) -> &mut T {
+        if NOTED {
+            super::journal::note(i);
+        }
         let part = Arc::make_mut(&mut self.0[i]);
         part.hash.clear();
         &mut part.value
     }
 }
 
-impl<T: Hash> Hash for CowVec<T> {
+impl<T: Hash, const NOTED: bool> Hash for CowVec<T, NOTED> {
     fn hash<H: Hasher>(&self, state: &mut H) {
         state.write_usize(self.0.len());
         for part in &self.0 {

@@ -1,7 +1,11 @@
 //! Which events the current state allows, listed in `Event`'s order.
 
 use crate::client::Client;
+use crate::ids::{ClientId, ServerId};
+use crate::proto::SessionEvent;
 
+use super::connection::Inbound;
+use super::slot::Link;
 use super::{Event, Fault, World};
 
 impl<C: Client> World<C> {
@@ -38,7 +42,7 @@ impl<C: Client> World<C> {
         if self.tick_enabled() {
             out.push(Event::Tick);
         }
-        if self.budget == Default::default() && !self.servers.iter().any(|s| s.is_partitioned()) {
+        if !self.faults_possible() {
             return;
         }
         let client_faults: [fn(usize) -> Fault; 5] = [
@@ -68,5 +72,76 @@ impl<C: Client> World<C> {
                 }
             }
         }
+    }
+}
+
+/// What one client allows and awaits, from its slot alone (with the state
+/// of its server), for a scheduler that keeps the enabled set up to date
+/// from the clients a step wrote ([`World::step_noting`]) instead of
+/// listing it whole at every step.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ClientReadiness {
+    /// `Event::Request` is enabled.
+    pub request: bool,
+    /// `Event::Receive` is enabled.
+    pub receive: bool,
+    /// `Event::Timer` is enabled (it reads the clock: changes at a tick).
+    pub timer: bool,
+    /// The client is looking for a server; which `Event::Connect`s are
+    /// enabled also depends on the servers ([`World::can_connect`]).
+    pub connecting: bool,
+    /// A `Disconnected` waits for the running client (time may not pass).
+    pub disconnect_pending: bool,
+    /// Done, nothing in flight on its connection, no timer (or crashed):
+    /// its part of [`World::is_quiescent`].
+    pub quiescent: bool,
+}
+
+impl<C: Client> World<C> {
+    /// See [`ClientReadiness`].
+    pub fn client_readiness(&self, client: ClientId) -> ClientReadiness {
+        let slot = &self.clients[client];
+        ClientReadiness {
+            request: self.can_take_request(client),
+            receive: slot.is_running() && !slot.conn.inbound.is_empty(),
+            timer: self.timer_due(client),
+            connecting: slot.is_running()
+                && matches!(slot.link, Link::Connecting { .. })
+                && slot.cut.is_none(),
+            disconnect_pending: slot.is_running()
+                && slot
+                    .conn
+                    .inbound
+                    .iter()
+                    .any(|m| *m == Inbound::Session(SessionEvent::Disconnected)),
+            quiescent: slot.is_crashed()
+                || (slot.logic.is_done() && slot.conn.is_idle() && slot.timer.is_none()),
+        }
+    }
+
+    /// Some fault may be enabled: faults are left in the budget, or a
+    /// server is partitioned (a `Heal` costs no budget). When not, the
+    /// enabled list has no `Event::Fault`.
+    pub fn faults_possible(&self) -> bool {
+        self.budget != Default::default() || self.servers.iter().any(|s| s.is_partitioned())
+    }
+
+    /// `Event::Connect { client, server }` is enabled.
+    pub fn connect_enabled(&self, client: ClientId, server: ServerId) -> bool {
+        self.can_connect(client, server)
+    }
+
+    /// `Event::Apply { server }` is enabled.
+    pub fn apply_enabled(&self, server: ServerId) -> bool {
+        self.can_apply(server)
+    }
+
+    /// The servers are done too: each has applied the whole log or cannot
+    /// (partitioned). With every client quiescent, [`World::is_quiescent`].
+    pub fn servers_quiescent(&self) -> bool {
+        let last = self.log.last_zxid();
+        self.servers
+            .iter()
+            .all(|s| s.is_partitioned() || s.applied == last)
     }
 }

@@ -79,6 +79,7 @@ pub(crate) mod event;
 mod fault;
 pub mod footprint;
 mod handler;
+mod journal;
 mod log;
 mod rename;
 mod server;
@@ -108,6 +109,7 @@ use slot::{ClientSlot, Life, Link, Slots};
 pub use time_shift::ClockRead;
 
 pub use crate::ids::{ClientId, ServerId};
+pub use enabled::ClientReadiness;
 pub use event::{Event, Fault};
 
 /// How the ensemble is shaped and what may go wrong.
@@ -326,6 +328,21 @@ impl<C: Client> World<C> {
     /// Panics if `event` is not enabled (a scheduler bug, never user input).
     pub fn step(&mut self, event: &Event, log: &mut Vec<Happening<C::Event>>) {
         self.apply_event(event, log);
+    }
+    /// [`World::step`], and which clients' slots it wrote (ascending, each
+    /// once) into `written`: every client whose [`World::client_readiness`]
+    /// or queues may have changed, unless the step was a `Tick` or a fault
+    /// (they change what the clock and the servers allow every client) or
+    /// changed a server a connecting client waits on.
+    pub fn step_noting(
+        &mut self,
+        event: &Event,
+        log: &mut Vec<Happening<C::Event>>,
+        written: &mut Vec<ClientId>,
+    ) {
+        let journal = journal::Journal::open();
+        self.apply_event(event, log);
+        journal.close_into(written);
     }
     /// Simulated time.
     pub fn now(&self) -> Tick {

@@ -114,5 +114,6 @@ impl<C: Client> ClientSlot<C> {
     }
 }
 
-/// The clients' slots, each shared copy-on-write (see [`CowVec`]).
-pub type Slots<C> = CowVec<ClientSlot<C>>;
+/// The clients' slots, each shared copy-on-write (see [`CowVec`]), their
+/// writes noted while a [`journal`](super::journal) is open.
+pub type Slots<C> = CowVec<ClientSlot<C>, true>;
