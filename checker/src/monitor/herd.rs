@@ -51,7 +51,13 @@ fn herd_violation(
     rel: &Release,
     event: &zksim::WatchedEvent,
 ) -> Violation {
-    let woken: Vec<String> = rel.woken.iter().map(|(c, _)| who(*c)).collect();
+    // A herd of a thousand would make a thousand names (and cost a
+    // thousand formats at each of its wakeups): the first few say enough.
+    const NAMED: usize = 6;
+    let mut woken: Vec<String> = rel.woken.iter().take(NAMED).map(|(c, _)| who(*c)).collect();
+    if rel.woken.len() > NAMED {
+        woken.push(format!("and {} more", rel.woken.len() - NAMED));
+    }
     Violation {
         property: Property::NoHerd,
         explanation: format!(
@@ -307,5 +313,35 @@ mod tests {
         v.now = 7;
         m.observe(&v, &[acq(0, 1)]).unwrap();
         assert_eq!(figures(&m).latency.iter().collect::<Vec<_>>(), vec![(7, 1)]);
+    }
+
+    /// A herd of a thousand is named by its first few and a count, not a
+    /// thousand names.
+    #[test]
+    fn a_large_herd_names_its_first_waiters_and_counts_the_rest() {
+        let woken = |n: usize| Release {
+            client: 0,
+            node: Some(LOCK.to_string()),
+            czxid: Some(7),
+            woken: (1..=n).map(|c| (c, true)).collect(),
+            wasted: 0,
+        };
+        let event = zksim::WatchedEvent {
+            kind: EventType::NodeDeleted,
+            path: LOCK.to_string(),
+        };
+        let v = FakeView::new(1000);
+        let big = herd_violation(&v, &woken(999), &event).explanation;
+        assert!(
+            big.contains("woken 999 waiters (client 1, client 2,"),
+            "{big}"
+        );
+        assert!(big.contains("client 6, and 993 more;"), "{big}");
+        assert!(!big.contains("client 7"), "{big}");
+        let small = herd_violation(&v, &woken(6), &event).explanation;
+        assert!(
+            small.contains("(client 1, client 2, client 3, client 4, client 5, client 6;"),
+            "{small}"
+        );
     }
 }
