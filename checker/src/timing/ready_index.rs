@@ -310,3 +310,65 @@ impl Floored {
         self.above.first().copied()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::Floored;
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        Insert { client: usize, ready: u64, arrival: u64 },
+        Remove { client: usize },
+        Floor(u64),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            (0..6usize, 0..40u64, 0..40u64).prop_map(|(client, ready, arrival)| Op::Insert {
+                client,
+                ready,
+                arrival
+            }),
+            (0..6usize).prop_map(|client| Op::Remove { client }),
+            (0..40u64).prop_map(Op::Floor),
+        ]
+    }
+
+    proptest! {
+        /// `Floored::best` is the smallest (max(ready, floor), arrival,
+        /// client) among the filed events, whatever the floor did (rose or,
+        /// as a connect makes it, fell).
+        #[test]
+        fn best_is_the_smallest_floored_key(ops in proptest::collection::vec(op(), 0..60)) {
+            let mut floored = Floored::new(6);
+            let mut plain: Vec<Option<(u64, u64)>> = vec![None; 6];
+            let mut floor = 0;
+            for op in ops {
+                match op {
+                    Op::Insert { client, ready, arrival } => {
+                        floored.remove(client);
+                        floored.insert(client, ready, arrival);
+                        plain[client] = Some((ready, arrival));
+                    }
+                    Op::Remove { client } => {
+                        floored.remove(client);
+                        plain[client] = None;
+                    }
+                    Op::Floor(f) => {
+                        floored.set_floor(f);
+                        floor = f;
+                    }
+                }
+                let expected = plain
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(c, e)| e.map(|(r, a)| (r.max(floor), a, c)))
+                    .min();
+                prop_assert_eq!(floored.best(), expected);
+                prop_assert_eq!(floored.is_empty(), expected.is_none());
+            }
+        }
+    }
+}
