@@ -319,8 +319,14 @@ mod tests {
 
     #[derive(Clone, Debug)]
     enum Op {
-        Insert { client: usize, ready: u64, arrival: u64 },
-        Remove { client: usize },
+        Insert {
+            client: usize,
+            ready: u64,
+            arrival: u64,
+        },
+        Remove {
+            client: usize,
+        },
         Floor(u64),
     }
 
