@@ -135,6 +135,25 @@ fn table() -> Vec<Row> {
             Some(Liveness),
             true,
         ),
+        (
+            "election",
+            small("election", 2, &[Election, FencedExclusion, NoLeaks], drop),
+            None,
+            true,
+        ),
+        // A leader cut off by an expiry hears `Disconnected` at its read
+        // timeout: the reference abdicates, this one leads on while the
+        // other candidate is elected.
+        (
+            "election-ignore-session",
+            small("election-ignore-session", 2, &[Election], |s| {
+                s.faults.expiries = 1;
+                s.workload.hold_ticks = 8;
+                s.ensemble.max_time = 10;
+            }),
+            Some(Election),
+            true,
+        ),
         // A clock that stops early cuts waits, it does not judge them
         // (tests/liveness_clock.rs): the reference passes this scenario.
         (
@@ -234,6 +253,8 @@ fn each_flaw_is_found_with_symmetry_on_and_the_reference_passes_its_scenario() {
         let mut reference = scenario.clone();
         reference.recipe = if name.starts_with("naive") {
             "naive"
+        } else if name.starts_with("election") {
+            "election"
         } else {
             "sequential"
         }

@@ -25,6 +25,18 @@ impl ElectionMonitor {
     pub fn new() -> Self {
         Self::default()
     }
+
+    /// This monitor under a renaming of clients (symmetry reduction).
+    pub(crate) fn renamed(&self, r: &zksim::rename::Renaming) -> Self {
+        ElectionMonitor {
+            leaders: self
+                .leaders
+                .iter()
+                .map(|(&c, &since)| (r.client(c), since))
+                .collect(),
+            elections: self.elections.clone(),
+        }
+    }
     pub fn elections(&self) -> u64 {
         self.elections.0
     }

@@ -158,7 +158,7 @@ impl Monitors {
             asked,
             owner,
         } = self;
-        if herd.is_some() || queue.is_some() || election.is_some() || asked.is_some() {
+        if herd.is_some() || queue.is_some() || asked.is_some() {
             return None;
         }
         Some(Monitors {
@@ -169,7 +169,7 @@ impl Monitors {
             liveness: liveness.as_ref().map(|m| m.renamed(r)),
             leaks: leaks.as_ref().map(|m| m.renamed(r)),
             queue: None,
-            election: None,
+            election: election.as_ref().map(|m| m.renamed(r)),
             asked: None,
             owner: owner.as_ref().map(|m| m.renamed(r)),
         })
