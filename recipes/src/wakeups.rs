@@ -134,6 +134,61 @@ impl WakeupLedger {
         Self::default()
     }
 
+    /// This ledger under a renaming of clients (symmetry reduction): client
+    /// ids and the names in paths renamed, each listing sorted again (it
+    /// is kept sorted to be searched). Nothing here reads the order of
+    /// client ids: releases are kept in time order and searched in it.
+    pub fn renamed(&self, r: &zksim::rename::Renaming) -> Self {
+        let read = |read: &Read| match read {
+            Read::Node(path) => Read::Node(r.text(path)),
+            Read::Children(path) => Read::Children(r.text(path)),
+            Read::Delete(path) => Read::Delete(r.text(path)),
+        };
+        WakeupLedger {
+            waiting: self
+                .waiting
+                .iter()
+                .map(|(&c, wait)| (r.client(c), wait.clone()))
+                .collect(),
+            reads: self
+                .reads
+                .iter()
+                .map(|(&(c, op), rd)| ((r.client(c), op), read(rd)))
+                .collect(),
+            seen: self
+                .seen
+                .iter()
+                .map(|((c, path), &z)| ((r.client(*c), r.text(path)), z))
+                .collect(),
+            listed: self
+                .listed
+                .iter()
+                .map(|((c, path), names)| {
+                    let mut names: Vec<String> = names.iter().map(|n| r.text(n)).collect();
+                    names.sort();
+                    ((r.client(*c), r.text(path)), names)
+                })
+                .collect(),
+            last_delete: self
+                .last_delete
+                .iter()
+                .map(|(&c, path)| (r.client(c), r.text(path)))
+                .collect(),
+            releases: self
+                .releases
+                .iter()
+                .map(|rel| Release {
+                    client: r.client(rel.client),
+                    node: rel.node.as_deref().map(|n| r.text(n)),
+                    czxid: rel.czxid,
+                    woken: rel.woken.iter().map(|&(c, w)| (r.client(c), w)).collect(),
+                    wasted: rel.wasted,
+                })
+                .collect(),
+            tally: self.tally.clone(),
+        }
+    }
+
     /// Every release so far, in the order they happened.
     pub fn releases(&self) -> &[Release] {
         &self.releases

@@ -37,6 +37,15 @@ struct Latency {
 }
 
 impl HerdMonitor {
+    /// This monitor under a renaming of clients (symmetry reduction).
+    pub(crate) fn renamed(&self, r: &zksim::rename::Renaming) -> Self {
+        HerdMonitor {
+            readers_share: self.readers_share,
+            ledger: self.ledger.renamed(r),
+            latency: self.latency.clone(),
+        }
+    }
+
     pub fn new(family: Family) -> Self {
         HerdMonitor {
             readers_share: family == Family::RwLock,

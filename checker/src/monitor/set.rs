@@ -158,14 +158,14 @@ impl Monitors {
             asked,
             owner,
         } = self;
-        if herd.is_some() || queue.is_some() || asked.is_some() {
+        if queue.is_some() || asked.is_some() {
             return None;
         }
         Some(Monitors {
             mutex: mutex.as_ref().map(|m| m.renamed(r)),
             fenced: fenced.as_ref().map(|m| m.renamed(r)),
             fifo: fifo.as_ref().map(|m| m.renamed(r)),
-            herd: None,
+            herd: herd.as_ref().map(|m| m.renamed(r)),
             liveness: liveness.as_ref().map(|m| m.renamed(r)),
             leaks: leaks.as_ref().map(|m| m.renamed(r)),
             queue: None,
