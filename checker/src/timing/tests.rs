@@ -188,7 +188,8 @@ fn calibration_figures_become_parameters_and_medians() {
 /// figures. Over scenarios that exercise what the index keeps apart:
 /// faults of every kind striking often, three servers (applies,
 /// partitions, reconnects), one shared client thread with a client cost,
-/// recipes that break a hard property (a violation ends the run), a herd.
+/// recipes that break a hard property (a violation ends the run), faults
+/// aimed at a role, a herd.
 #[test]
 fn the_ready_index_makes_the_chooser_s_run_step_for_step() {
     use crate::run::drive;
@@ -240,6 +241,7 @@ fn the_ready_index_makes_the_chooser_s_run_step_for_step() {
         "lock-sequential-adopt-any",
         "lock-poll-defer",
         "election",
+        "election-ignore-session",
         "queue",
     ] {
         let mut s = Scenario::from_file(&dir.join(format!("{name}.toml"))).expect(name);
