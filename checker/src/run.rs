@@ -56,6 +56,28 @@ pub struct Run<C: RecipeSet = AnyRecipe> {
     pub model: Model<C>,
 }
 
+impl<C: RecipeSet> Run<C> {
+    /// The chooser stopped the run before its natural end.
+    pub(crate) fn stopped(model: Model<C>, schedule: Schedule) -> Self {
+        Run {
+            violation: None,
+            schedule,
+            ending: Ending::Stopped,
+            model,
+        }
+    }
+
+    /// The last step broke a hard property.
+    pub(crate) fn violated(model: Model<C>, schedule: Schedule, violation: Violation) -> Self {
+        Run {
+            violation: Some(violation),
+            schedule,
+            ending: Ending::Violated,
+            model,
+        }
+    }
+}
+
 /// Whether the run has reached its natural end in this state: nothing will
 /// happen by itself, the step bound is reached, or only faults are left to
 /// choose (a fault alone cannot be the point of a run) besides clock ticks
@@ -109,24 +131,14 @@ where
             return conclude(model, &enabled, schedule);
         }
         let Some(i) = chooser.choose(&model, &enabled) else {
-            return Run {
-                violation: None,
-                schedule,
-                ending: Ending::Stopped,
-                model,
-            };
+            return Run::stopped(model, schedule);
         };
         let event = &enabled[i];
         schedule.events.push(event.clone());
         let result = model.step(event, &mut log);
         on_step(&model, event, &log);
         if let Err(v) = result {
-            return Run {
-                violation: Some(v),
-                schedule,
-                ending: Ending::Violated,
-                model,
-            };
+            return Run::violated(model, schedule, v);
         }
     }
 }

@@ -407,7 +407,9 @@ fn renamed_event(e: &Event, r: &Renaming) -> Event {
 }
 
 /// The renaming is what the simulator does: along random schedules (with a
-/// drop, a kill, an expiry and a crash), the state reached renamed equals
+/// drop, a kill, an expiry and a crash) of the `sequential` lock, every
+/// lock monitor judged (`herd` included), and of `election`, the state
+/// reached renamed equals
 /// the state the renamed schedule reaches (both put in the canonical form
 /// that sorts listings in flight), and the renamed schedule is enabled at
 /// every step.

@@ -17,7 +17,7 @@ use zksim::{Event, Happening};
 use super::ready_index::ReadyIndex;
 use super::TimedChooser;
 use crate::model::Model;
-use crate::run::{conclude, is_terminal, Ending, Run};
+use crate::run::{conclude, is_terminal, Run};
 use crate::scenario::Scenario;
 use crate::schedule::Schedule;
 
@@ -75,24 +75,14 @@ where
             }
         }
         let Some((event, start)) = fault.or(best.map(|(ready, _, event)| (event, ready))) else {
-            return Run {
-                violation: None,
-                schedule,
-                ending: Ending::Stopped,
-                model,
-            };
+            return Run::stopped(model, schedule);
         };
         chooser.commit(world, event.clone(), start);
         schedule.events.push(event.clone());
         let result = model.step_noting(&event, &mut log, &mut written);
         on_step(&model, &event, &log);
         if let Err(v) = result {
-            return Run {
-                violation: Some(v),
-                schedule,
-                ending: Ending::Violated,
-                model,
-            };
+            return Run::violated(model, schedule, v);
         }
         if let Some(actor) = actor(&event) {
             if let Err(at) = written.binary_search(&actor) {
