@@ -1,12 +1,9 @@
 //! Which events the current state allows, listed in `Event`'s order.
 
-use crate::client::Client;
-use crate::ids::{ClientId, ServerId};
-use crate::proto::SessionEvent;
-
-use super::connection::Inbound;
 use super::slot::Link;
 use super::{Event, Fault, World};
+use crate::client::Client;
+use crate::ids::{ClientId, ServerId};
 
 impl<C: Client> World<C> {
     pub(super) fn list_enabled(&self, out: &mut Vec<Event>) {
@@ -88,7 +85,7 @@ pub struct ClientReadiness {
     /// `Event::Timer` is enabled (it reads the clock: changes at a tick).
     pub timer: bool,
     /// The client is looking for a server; which `Event::Connect`s are
-    /// enabled also depends on the servers ([`World::can_connect`]).
+    /// enabled also depends on the servers ([`World::connect_enabled`]).
     pub connecting: bool,
     /// A `Disconnected` waits for the running client (time may not pass).
     pub disconnect_pending: bool,
@@ -108,14 +105,8 @@ impl<C: Client> World<C> {
             connecting: slot.is_running()
                 && matches!(slot.link, Link::Connecting { .. })
                 && slot.cut.is_none(),
-            disconnect_pending: slot.is_running()
-                && slot
-                    .conn
-                    .inbound
-                    .iter()
-                    .any(|m| *m == Inbound::Session(SessionEvent::Disconnected)),
-            quiescent: slot.is_crashed()
-                || (slot.logic.is_done() && slot.conn.is_idle() && slot.timer.is_none()),
+            disconnect_pending: slot.disconnect_pending(),
+            quiescent: slot.is_quiescent(),
         }
     }
 

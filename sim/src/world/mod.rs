@@ -380,16 +380,7 @@ impl<C: Client> World<C> {
     /// partitioned) follower has not applied yet, as applying them may
     /// still fire watches.
     pub fn is_quiescent(&self) -> bool {
-        let clients_idle = self.clients.iter().all(|slot| {
-            slot.is_crashed()
-                || (slot.logic.is_done() && slot.conn.is_idle() && slot.timer.is_none())
-        });
-        let last = self.log.last_zxid();
-        clients_idle
-            && self
-                .servers
-                .iter()
-                .all(|s| s.is_partitioned() || s.applied == last)
+        self.clients.iter().all(|slot| slot.is_quiescent()) && self.servers_quiescent()
     }
     /// A stable 64-bit fingerprint of the whole state (same on every
     /// machine and run), for visited-state sets and trace hashes.
@@ -534,13 +525,6 @@ impl<C: Client> World<C> {
     /// A running client has a `Disconnected` it has not handled yet: time
     /// may not pass until it has (see "Modelling choices").
     pub fn disconnect_undelivered(&self) -> bool {
-        self.clients.iter().any(|slot| {
-            slot.is_running()
-                && slot
-                    .conn
-                    .inbound
-                    .iter()
-                    .any(|m| *m == connection::Inbound::Session(SessionEvent::Disconnected))
-        })
+        self.clients.iter().any(|slot| slot.disconnect_pending())
     }
 }

@@ -3,10 +3,10 @@
 //! process state (running, paused, crashed) and its single timer.
 
 use crate::client::{Client, OpId};
-use crate::proto::{SessionId, Tick, Zxid};
+use crate::proto::{SessionEvent, SessionId, Tick, Zxid};
 
 use super::client_watches::ClientWatches;
-use super::connection::Connection;
+use super::connection::{Connection, Inbound};
 use super::cow::CowVec;
 use super::ServerId;
 
@@ -104,6 +104,23 @@ impl<C: Client> ClientSlot<C> {
     /// Its logic is done and nothing waits on its connection either way.
     pub fn is_idle(&self) -> bool {
         self.logic.is_done() && self.conn.is_idle()
+    }
+
+    /// Its part of a quiescent world: crashed (it will do nothing again),
+    /// or done with nothing in flight and no timer armed.
+    pub fn is_quiescent(&self) -> bool {
+        self.is_crashed() || (self.is_idle() && self.timer.is_none())
+    }
+
+    /// Running, with a `Disconnected` it has not handled yet (time may
+    /// not pass until it has: `World::tick_enabled`).
+    pub fn disconnect_pending(&self) -> bool {
+        self.is_running()
+            && self
+                .conn
+                .inbound
+                .iter()
+                .any(|m| *m == Inbound::Session(SessionEvent::Disconnected))
     }
 
     /// The client pings its server: it must be connected, its process
