@@ -4,14 +4,12 @@
 //! the same world with different monitor memories (say, one already saw a
 //! wasted wakeup) are not merged by visited-state dedup.
 
-use std::collections::hash_map::Entry;
-use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use zkrecipes::{AnyRecipe, AppEvent, RecipeSet};
 use zksim::fingerprint::{stable_hash, StableHasher};
-use zksim::{Event, Happening, Sharing, World};
+use zksim::{Event, Happening, World};
 
 use crate::aim::{Aims, Roles};
 use crate::invariant::Invariant;
@@ -24,8 +22,7 @@ use crate::scenario::Scenario;
 /// recipe type `C` (the registered recipes by default).
 ///
 /// The monitors are shared copy-on-write (like the world's big parts), so
-/// that copying a state is cheap and the many states an exhaustive search
-/// keeps can share equal monitor sets ([`Model::share_parts`]).
+/// that copying a state is cheap.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Model<C: RecipeSet = AnyRecipe> {
     pub world: World<C>,
@@ -45,29 +42,6 @@ pub struct Aiming {
     pub aims: Aims,
     /// The roles clients play, from their application events.
     pub roles: Roles,
-}
-
-/// Pools of shared parts for states kept at the same time.
-pub struct SharedParts<C: RecipeSet = AnyRecipe> {
-    world: Sharing<C>,
-    monitors: HashMap<u64, Arc<MonitorSet>>,
-}
-
-impl<C: RecipeSet> Default for SharedParts<C> {
-    fn default() -> Self {
-        SharedParts {
-            world: Sharing::default(),
-            monitors: HashMap::new(),
-        }
-    }
-}
-
-impl<C: RecipeSet> SharedParts<C> {
-    /// Forget every pooled part (states keep the parts they hold).
-    pub fn clear(&mut self) {
-        self.world.clear();
-        self.monitors.clear();
-    }
 }
 
 impl<C: RecipeSet> Model<C> {
@@ -121,28 +95,6 @@ impl<C: RecipeSet> Model<C> {
         let monitors = Arc::unwrap_or_clone(model.monitors).judge_only();
         model.monitors = Arc::new(monitors);
         model
-    }
-
-    /// Make this state's big parts (client slots, servers, monitor set)
-    /// the pool's equal copies, so that the many states a search keeps at
-    /// once hold one copy of each. The state's value does not change.
-    ///
-    /// Monitor sets are pooled by their identity (`Eq`), which leaves out
-    /// what they only measure: a kept state may then carry another equal
-    /// state's measurements, just as visited-state dedup keeps the first.
-    pub fn share_parts(&mut self, parts: &mut SharedParts<C>) {
-        self.world.share_parts(&mut parts.world);
-        match parts.monitors.entry(stable_hash(&*self.monitors)) {
-            Entry::Occupied(entry) => {
-                let pooled = entry.get();
-                if !Arc::ptr_eq(pooled, &self.monitors) && **pooled == *self.monitors {
-                    self.monitors = Arc::clone(pooled);
-                }
-            }
-            Entry::Vacant(entry) => {
-                entry.insert(Arc::clone(&self.monitors));
-            }
-        }
     }
 
     /// Append the enabled events, in the world's deterministic order,

@@ -32,7 +32,7 @@ pub use proto::{
 pub use tree::DataTree;
 pub use world::{
     ClientId, ClientReadiness, Config, Delivery, Event, Fault, FaultBudget, Happening, ServerId,
-    Sharing, World,
+    Shared, SharedServer, SharedSlot, World,
 };
 
 /// Simulated milliseconds per tick (ZooKeeper's `tickTime` in our tests is 100 ms).

@@ -22,6 +22,7 @@
 mod bfs;
 mod dfs;
 mod expand;
+mod frontier;
 pub mod por;
 pub mod symmetry;
 mod trace;

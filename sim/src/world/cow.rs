@@ -4,11 +4,12 @@
 //! The world keeps its client slots and servers this way. Most steps
 //! change one client and at most one server, so a copied world (an
 //! explorer's child state) shares every other element with the world it
-//! was copied from, and a [`Sharing`](super::Sharing) pool can make equal
-//! elements of many kept worlds one allocation. Indexing for reading is
-//! free; indexing for writing copies the element first if another world
-//! still shares it, and forgets its hash. Fingerprinting a world then
-//! rehashes only the elements changed since it was copied.
+//! was copied from, and a frontier kept as tables of distinct parts
+//! ([`super::parts`]) holds one allocation for equal elements of many
+//! kept worlds. Indexing for reading is free; indexing for writing copies
+//! the element first if another world still shares it, and forgets its
+//! hash. Fingerprinting a world then rehashes only the elements changed
+//! since it was copied.
 //!
 //! Equality sees the elements, not the sharing; hashing feeds each
 //! element's remembered stable hash (a function of its value alone).

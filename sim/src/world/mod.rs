@@ -81,10 +81,10 @@ pub mod footprint;
 mod handler;
 mod journal;
 mod log;
+mod parts;
 mod rename;
 mod server;
 mod session;
-mod sharing;
 mod slot;
 mod step;
 mod time_shift;
@@ -102,9 +102,9 @@ pub use client_watches::{ClientWatches, WatchKind, WatchReg};
 
 use self::log::CommitLog;
 use cow::CowVec;
+pub use parts::{Shared, SharedServer, SharedSlot};
 use server::Server;
 use session::SessionTracker;
-pub use sharing::Sharing;
 use slot::{ClientSlot, Life, Link, Slots};
 pub use time_shift::ClockRead;
 

@@ -82,7 +82,7 @@ pub struct Por {
 
 /// A step asleep in a state: not taken there, as a commuting order of it
 /// was explored elsewhere.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(super) struct Asleep {
     pub event: Event,
     /// Its bit in the visited set's (representative's) numbering.
