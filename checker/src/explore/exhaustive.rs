@@ -11,10 +11,11 @@
 //! `BfsChecker`, TLC, SPIN): the visited set holds only fingerprints, each
 //! with its parent's fingerprint, and a counterexample's schedule is
 //! rebuilt by replaying from the root, at each step taking the first
-//! enabled event that reaches the next fingerprint ([`trace`]). Whole
-//! states live only on the frontier, and there they carry only what a
-//! verdict needs ([`Model::for_search`]: no measured-only monitors; the
-//! data trees shared copy-on-write between a state and its children).
+//! enabled event that reaches the next fingerprint ([`trace`]). States
+//! live only on the frontier (BFS keeps them taken apart into shared
+//! parts, [`frontier`]), and there they carry only what a verdict needs
+//! ([`Model::for_search`]: no measured-only monitors; the data trees
+//! shared copy-on-write between a state and its children).
 //!
 //! [`Model::fingerprint`]: crate::model::Model::fingerprint
 //! [`Model::for_search`]: crate::model::Model::for_search
@@ -73,8 +74,9 @@ pub struct Exhaustive {
 }
 
 /// The default state cap. A visited state costs a fingerprint and a parent
-/// fingerprint (~35 bytes with the table's slack); the frontier holds whole
-/// (small) states, a few hundred bytes each for the widest level.
+/// fingerprint (~20–35 bytes with the table's slack, 8 more under
+/// partial-order reduction); BFS's frontier keeps a row of part indices a
+/// state (~30 bytes) and tables of the distinct parts.
 pub const MAX_STATES: usize = 20_000_000;
 
 impl Exhaustive {
