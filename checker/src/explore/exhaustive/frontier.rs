@@ -4,15 +4,20 @@
 //! The states of a level differ in one client or one step each, and their
 //! big parts recur across thousands of them: on the reference BFS the
 //! widest level held 87,816 states with 1,680 distinct client slots, 696
-//! distinct servers and a few thousand distinct rests (clock, log, session
-//! table, monitors). A state kept whole cost ~470 bytes (its boxed model,
-//! its slot, server and session vectors, the log's emptied buffer); kept
-//! as one key and a row of `u32` indices it costs
-//! `8 + 4 · (1 + clients + servers)` bytes, plus its sleep set under
-//! partial-order reduction. This is SPIN's "collapse" compression; the
-//! tables live as long as the level and equality, not the hash, decides
-//! what is shared, so no state's value changes between kept and expanded.
+//! distinct servers and about a hundred distinct rests (clock, log,
+//! session table, monitors). A state kept whole cost ~470 bytes (its boxed
+//! model, its slot, server and session vectors, the log's emptied buffer);
+//! kept as one key and a row of `u32` indices it costs
+//! `8 + 4 · (1 + clients + servers)` bytes, plus one index for its
+//! (interned) sleep set under partial-order reduction. This is SPIN's
+//! "collapse" compression; the tables live as long as the level and
+//! equality, not the hash, decides what is shared, so no state's identity
+//! changes between kept and expanded. Rests are equal by identity, which
+//! leaves out what monitors only measure: a kept state may come back with
+//! another equal state's measurements, just as visited-state dedup keeps
+//! the first of two equal states.
 
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 
 use nohash_hasher::BuildNoHashHasher;
@@ -178,15 +183,21 @@ impl<T: Eq> Table<T> {
     /// keeping it if there is none.
     fn intern(&mut self, value: T, hash: u64) -> u32 {
         let next = u32::try_from(self.values.len()).expect("fewer than 2^32 distinct parts");
-        let at = *self.first.entry(hash).or_insert(next);
-        if at != next && self.values[at as usize] != value {
-            let others = self.collided.entry(hash).or_default();
-            match others.iter().find(|&&i| self.values[i as usize] == value) {
-                Some(&i) => return i,
-                None => others.push(next),
+        match self.first.entry(hash) {
+            Entry::Vacant(entry) => {
+                entry.insert(next);
             }
-        } else if at != next {
-            return at;
+            Entry::Occupied(entry) => {
+                let at = *entry.get();
+                if self.values[at as usize] == value {
+                    return at;
+                }
+                let others = self.collided.entry(hash).or_default();
+                if let Some(&i) = others.iter().find(|&&i| self.values[i as usize] == value) {
+                    return i;
+                }
+                others.push(next);
+            }
         }
         self.values.push(value);
         next
