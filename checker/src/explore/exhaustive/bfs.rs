@@ -4,11 +4,11 @@
 //! fixed-size chunks of states (the chunk size never depends on the
 //! thread count). The states of a chunk are expanded in parallel against
 //! the visited set as it stood before the chunk, which already drops most
-//! duplicate children before they are kept; then the
-//! chunk's results are merged one state after another, in frontier order,
-//! exactly as a sequential BFS would take them. So the visited set, the
-//! next level's order, every count and the (first, hence shortest)
-//! counterexample are the same on any number of threads.
+//! duplicate children before they are kept; then the chunk's results are
+//! merged one state after another, in frontier order, exactly as a
+//! sequential BFS would take them. So the visited set, the next level's
+//! order, every count and the (first, hence shortest) counterexample are
+//! the same on any number of threads.
 //!
 //! With partial-order reduction ([`super::por`]) each visited state keeps
 //! the sleep set it is expanded with. A state reached again in the level
@@ -128,6 +128,7 @@ impl Kept for (u64, u64) {
     }
 }
 
+/// The search from `root`, level by level, keeping `K` per visited state.
 fn search_from<C: RecipeSet, K: Kept>(
     setup: Setup<'_, C>,
     root: Box<Model<C>>,
