@@ -11,13 +11,14 @@
 //!
 //! `cargo bench -p zkcheck --bench bfs_memory`
 
+mod reference;
+
 use std::alloc::{GlobalAlloc, Layout};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 use zkcheck::explore::exhaustive::Exhaustive;
 use zkcheck::explore::Strategy;
 use zkcheck::progress::Progress;
-use zkcheck::scenario::Scenario;
 
 /// mimalloc, counting the bytes allocated now and at their peak.
 struct Counting;
@@ -103,13 +104,7 @@ fn main() {
 
 fn measure(i: usize) {
     let (name, symmetry, por) = SEARCHES[i];
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../scenarios/lock-sequential-small.toml"
-    );
-    let mut scenario = Scenario::from_file(std::path::Path::new(path)).expect("the scenario loads");
-    scenario.clients = 3;
-    scenario.faults.connection_drops = 0;
+    let scenario = reference::reference();
     let search = Exhaustive::bfs(200).with_symmetry(symmetry).with_por(por);
     reset_peak_resident();
     let at_rest = ALLOCATED.load(Relaxed);

@@ -10,6 +10,8 @@
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+mod reference;
+
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
 
@@ -103,13 +105,7 @@ fn bfs_states(c: &mut Criterion) {
 /// distinct states either way; the events stepped are printed once, the
 /// time per whole search is criterion's.
 fn por_reference(c: &mut Criterion) {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../scenarios/lock-sequential-small.toml"
-    );
-    let mut scenario = Scenario::from_file(std::path::Path::new(path)).expect("the scenario loads");
-    scenario.clients = 3;
-    scenario.faults.connection_drops = 0;
+    let scenario = reference::reference();
     let mut group = c.benchmark_group("por-reference-3");
     group.sample_size(10);
     for (name, dfs, por) in [
