@@ -113,14 +113,34 @@ pub fn is_terminal<C: RecipeSet>(
 
 /// Drive one run from the scenario's initial state. `on_step` sees every
 /// step after it is applied (traces use it; pass `|_, _, _| {}` otherwise).
-pub fn drive<C, Ch, F>(scenario: &Scenario<C>, chooser: &mut Ch, mut on_step: F) -> Run<C>
+pub fn drive<C, Ch, F>(scenario: &Scenario<C>, chooser: &mut Ch, on_step: F) -> Run<C>
 where
     C: RecipeSet,
     Ch: Chooser<C> + ?Sized,
     F: FnMut(&Model<C>, &Event, &[Happening<AppEvent>]),
 {
-    let max_steps = scenario.explore.max_steps;
-    let mut model = Model::new(scenario);
+    drive_from(
+        Model::new(scenario),
+        scenario.explore.max_steps,
+        chooser,
+        on_step,
+    )
+}
+
+/// [`drive`] from a given initial state: a sweep builds the scenario's
+/// initial state once and copies it for each run (cheaper than building
+/// the clients, the tree and the monitors again, and the same state).
+pub fn drive_from<C, Ch, F>(
+    mut model: Model<C>,
+    max_steps: usize,
+    chooser: &mut Ch,
+    mut on_step: F,
+) -> Run<C>
+where
+    C: RecipeSet,
+    Ch: Chooser<C> + ?Sized,
+    F: FnMut(&Model<C>, &Event, &[Happening<AppEvent>]),
+{
     let mut enabled: Vec<Event> = Vec::new();
     let mut log: Vec<Happening<AppEvent>> = Vec::new();
     let mut schedule = Schedule::default();
@@ -171,7 +191,23 @@ pub fn outcome<C: RecipeSet, Ch: Chooser<C> + ?Sized>(
     seed: u64,
     chooser: &mut Ch,
 ) -> RunOutcome {
-    let run = drive(scenario, chooser, |_, _, _| {});
+    outcome_from(
+        &Model::new(scenario),
+        scenario.explore.max_steps,
+        seed,
+        chooser,
+    )
+}
+
+/// [`outcome`] from a copy of `start`, the scenario's initial state
+/// ([`drive_from`]).
+pub fn outcome_from<C: RecipeSet, Ch: Chooser<C> + ?Sized>(
+    start: &Model<C>,
+    max_steps: usize,
+    seed: u64,
+    chooser: &mut Ch,
+) -> RunOutcome {
+    let run = drive_from(start.clone(), max_steps, chooser, |_, _, _| {});
     RunOutcome {
         seed,
         cut: run.ending == Ending::StepBound,
@@ -179,5 +215,38 @@ pub fn outcome<C: RecipeSet, Ch: Chooser<C> + ?Sized>(
         figures: run.model.monitors.figures(),
         violation: run.violation,
         schedule: run.schedule,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explore::random::RandomChooser;
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    /// A sweep copies one initial state into every run: each run must be
+    /// the run a freshly built state gives (same schedule, figures and
+    /// verdict), and the copied-from state must come out of the runs
+    /// untouched (its parts are shared copy-on-write with every copy).
+    #[test]
+    fn runs_from_a_shared_start_are_runs_from_scratch() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../scenarios/lock-sequential-faults.toml"
+        );
+        let scenario = Scenario::from_file(std::path::Path::new(path)).expect("the scenario loads");
+        let start = Model::new(&scenario);
+        let chooser = |seed| RandomChooser::new(ChaCha8Rng::seed_from_u64(seed));
+        for seed in 0..40 {
+            let shared = outcome_from(&start, scenario.explore.max_steps, seed, &mut chooser(seed));
+            let fresh = outcome(&scenario, seed, &mut chooser(seed));
+            assert_eq!(format!("{shared:?}"), format!("{fresh:?}"), "seed {seed}");
+            assert!(shared.steps > 0);
+        }
+        assert!(
+            start == Model::new(&scenario),
+            "the runs changed their start"
+        );
     }
 }

@@ -16,10 +16,11 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use zkrecipes::{AnyRecipe, RecipeSet};
 
+use crate::model::Model;
 use crate::monitor::tally::Tally;
 use crate::monitor::Violation;
 use crate::progress::Progress;
-use crate::run::{outcome, Chooser, RunOutcome};
+use crate::run::{outcome_from, Chooser, RunOutcome};
 use crate::scenario::{Scenario, StrategyKind};
 use crate::schedule::Schedule;
 
@@ -166,9 +167,11 @@ where
     Ch: Chooser<C>,
 {
     fn explore(&self, scenario: &Scenario<C>, progress: &Progress) -> Exploration {
+        let start = Model::new(scenario);
+        let max_steps = scenario.explore.max_steps;
         sweep(scenario, &self.options, progress, |seed| {
             let mut chooser = (self.chooser)(ChaCha8Rng::seed_from_u64(seed));
-            outcome(scenario, seed, &mut chooser)
+            outcome_from(&start, max_steps, seed, &mut chooser)
         })
     }
 }

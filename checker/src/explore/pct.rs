@@ -20,7 +20,7 @@ use super::random::{draw_swarm, fault_kind, FAULT_KINDS};
 use super::{sweep, Exploration, Options, Strategy};
 use crate::model::Model;
 use crate::progress::Progress;
-use crate::run::{outcome, Chooser};
+use crate::run::{outcome_from, Chooser};
 use crate::scenario::Scenario;
 use zkrecipes::RecipeSet;
 
@@ -31,9 +31,11 @@ pub struct PctSweep {
 
 impl<C: RecipeSet> Strategy<C> for PctSweep {
     fn explore(&self, scenario: &Scenario<C>, progress: &Progress) -> Exploration {
+        let start = Model::new(scenario);
+        let max_steps = scenario.explore.max_steps;
         sweep(scenario, &self.options, progress, |seed| {
             let mut chooser = PctChooser::new(scenario, self.options.pct_depth, seed);
-            outcome(scenario, seed, &mut chooser)
+            outcome_from(&start, max_steps, seed, &mut chooser)
         })
     }
 }
