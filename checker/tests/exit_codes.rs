@@ -7,9 +7,7 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-mod cli_kit;
-
-use cli_kit::{write_input, zk, Ran};
+use crate::cli_kit::{write_input, zk, Ran};
 use zkcheck::cli::{run, Exit};
 
 fn file(name: &str, text: &str) -> String {

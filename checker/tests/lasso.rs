@@ -12,9 +12,7 @@
 //! after thinking, finished clients) pass with the check on. A cycle that
 //! exists only by starving one client is not a livelock.
 
-mod cli_kit;
-
-use cli_kit::{write_input, zk};
+use crate::cli_kit::{write_input, zk};
 use zkcheck::cli::Exit;
 use zkcheck::counterexample::Counterexample;
 use zkcheck::explore::replay::replay_lasso;

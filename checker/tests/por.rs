@@ -475,7 +475,7 @@ fn search_default(scenario: &Scenario) -> Exploration {
 /// The reference scenario of docs/PERFORMANCE.md (3 clients, no drop)
 /// under exact orbit keys: the same orbits with and without sleep sets,
 /// BFS and DFS. Slow (the exact key renames each state six ways): run with
-/// `cargo test --release -p zkcheck --test por -- --ignored`.
+/// `cargo test --release -p zkcheck --test suite por:: -- --ignored`.
 #[test]
 #[ignore]
 fn the_reference_scenario_has_the_same_orbits_with_and_without_sleep_sets() {

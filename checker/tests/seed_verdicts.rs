@@ -6,11 +6,9 @@
 //!   token and must break the same property with the same explanation.
 //! - A **holds** row must survive `CI_SCHEDULES` random schedules with the
 //!   scenario's faults in the default run, and 100000 in the `--ignored` run
-//!   (`cargo test --release -p zkcheck --test seed_verdicts -- --ignored`).
+//!   (`cargo test --release -p zkcheck --test suite seed_verdicts:: -- --ignored`).
 
-mod verdicts;
-
-use verdicts::table::{self, Expect};
+use crate::verdicts::table::{self, Expect};
 use zkcheck::monitor::Property;
 use zkcheck::monitor::Property::*;
 

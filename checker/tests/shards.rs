@@ -8,9 +8,7 @@
 //! JSON on stdout, `merge` over files and stdin, the built binary) is
 //! tested in `shards_cli.rs`.
 
-mod shard_kit;
-
-use shard_kit::*;
+use crate::shard_kit::*;
 use zkcheck::merge::{merge, Input};
 use zkcheck::progress::Progress;
 use zkcheck::scenario::StrategyKind;

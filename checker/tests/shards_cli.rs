@@ -3,13 +3,10 @@
 //! reads files and stdin, refuses malformed and foreign input naming the
 //! file, and the built binary does it all as a cluster would run it.
 
-mod cli_kit;
-mod shard_kit;
-
 use std::process::{Command, Stdio};
 
-use cli_kit::{write_input, zk, Ran};
-use shard_kit::*;
+use crate::cli_kit::{write_input, zk, Ran};
+use crate::shard_kit::*;
 use zkcheck::cli::Exit;
 use zkcheck::merge::{merge, Input};
 use zkcheck::scenario::StrategyKind;

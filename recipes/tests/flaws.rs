@@ -2,9 +2,7 @@
 //! intended: the same inputs, fed to both, give different outputs at that
 //! point and nowhere before it.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use zkrecipes::lock::flaws::{
     SequentialBlindRetry, SequentialIgnoreSession, SequentialNoRecheck, SequentialStringSort,
     SequentialWatchLowest,

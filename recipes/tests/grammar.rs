@@ -13,11 +13,9 @@
 //! of a child list to make answers self-consistent, and interleaves watch
 //! events, disconnects, expiries and timers as proptest chooses.
 
-mod common;
-
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-use common::*;
+use crate::common::*;
 use proptest::prelude::*;
 use zkrecipes::registry::find;
 use zkrecipes::testkit::{stat, Harness};

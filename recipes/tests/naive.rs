@@ -1,8 +1,6 @@
 //! The naive (herd) lock, fed by hand: exact ops and events.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use zkrecipes::lock::flaws::NaiveNoRewatch;
 use zkrecipes::lock::NaiveLock;
 use zkrecipes::testkit::{created, exists};

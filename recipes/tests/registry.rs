@@ -1,9 +1,7 @@
 //! Every registered lock recipe can be found by name, is built from its
 //! params, and starts by ensuring the lock root.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use zkrecipes::registry::find;
 use zkrecipes::testkit::Harness;
 use zkrecipes::{Family, RECIPES};

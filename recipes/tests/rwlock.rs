@@ -1,8 +1,6 @@
 //! The read/write lock, fed by hand: who waits for whom.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use zkrecipes::lock::rwlock::role_of;
 use zkrecipes::lock::sequential::Role;
 use zkrecipes::lock::RwLock;

@@ -1,9 +1,7 @@
 //! Seed 002 Curator ports: protected names, RetryLoop, the lock loop, the
 //! (absent) connection-state handling of the mutex and the leader selector's.
 
-mod seeds_support;
-
-use seeds_support::*;
+use crate::seeds_support::*;
 use zkrecipes::AppEvent;
 use zksim::{CreateMode, EventType, Op, OpId, Response, SessionEvent, ZkError};
 

@@ -14,12 +14,10 @@
 //! requests with any plausible reply (lost ones included) and interleaves
 //! watch events, connection-state events and timers as proptest chooses.
 
-mod seeds_support;
-
 use std::collections::BTreeSet;
 
+use crate::seeds_support::*;
 use proptest::prelude::*;
-use seeds_support::*;
 use zkrecipes::{AppEvent, Family};
 use zksim::{EventType, Op, OpId, Reply, Response, SessionEvent, ZkError};
 

@@ -1,8 +1,6 @@
 //! Seed 000/001 OuYangLiang lock and read/write lock ports.
 
-mod seeds_support;
-
-use seeds_support::*;
+use crate::seeds_support::*;
 use zkrecipes::AppEvent;
 use zksim::{CreateMode, EventType, Op, SessionEvent, ZkError};
 

@@ -1,8 +1,6 @@
 //! Seed 002 `DistributedQueue` port: offer, take, peek/poll.
 
-mod seeds_support;
-
-use seeds_support::*;
+use crate::seeds_support::*;
 use zkrecipes::AppEvent;
 use zksim::{CreateMode, EventType, Op, OpId, Response, SessionEvent, ZkError};
 

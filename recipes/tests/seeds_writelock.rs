@@ -1,11 +1,9 @@
 //! Seed 002/003 Apache `WriteLock` ports: both `ZNodeName` orderings, the
 //! bare-id mix-up, `ProtocolSupport` retries and the `LockWatcher`.
 
-mod seeds_support;
-
 use std::cmp::Ordering;
 
-use seeds_support::*;
+use crate::seeds_support::*;
 use zkrecipes::seeds::znode_name::{head_set, tree_set, NameOrder, ZNodeName};
 use zkrecipes::AppEvent;
 use zksim::{CreateMode, EventType, Op, OpId, SessionEvent, ZkError};

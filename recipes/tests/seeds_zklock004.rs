@@ -1,9 +1,7 @@
 //! Seed 004 `ZkLock` port: what it sorts, what it watches, what it does
 //! after a wakeup and on errors.
 
-mod seeds_support;
-
-use seeds_support::*;
+use crate::seeds_support::*;
 use zkrecipes::AppEvent;
 use zksim::{CreateMode, EventType, Op, Response, SessionEvent, ZkError};
 

@@ -1,8 +1,6 @@
 //! The predecessor-watch lock, fed by hand: exact ops and events.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use zkrecipes::lock::SequentialLock;
 use zkrecipes::testkit::{children, created, exists, Harness};
 use zkrecipes::AppEvent;

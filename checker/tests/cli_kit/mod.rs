@@ -25,8 +25,8 @@ pub fn zk(args: &[&str]) -> Ran {
     }
 }
 
-/// Write `text` to `name` in this test binary's own folder `dir` under the
-/// target's temp dir; its path.
+/// Write `text` to `name` in the calling test file's own folder `dir` under
+/// the target's temp dir; its path.
 pub fn write_input(dir: &str, name: &str, text: &str) -> String {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(dir);
     std::fs::create_dir_all(&dir).unwrap();

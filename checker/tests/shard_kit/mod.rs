@@ -1,7 +1,6 @@
 //! Shared by `shards.rs` and `shards_cli.rs`: the scenarios, one shard run
 //! through the library as `check --shard k/n --json` runs it, and the
 //! comparison of a merge with one unsharded run.
-#![allow(dead_code)] // each test file uses its own subset
 
 use zkcheck::counterexample::Counterexample;
 use zkcheck::explore::{self, Options};

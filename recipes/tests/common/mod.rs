@@ -1,5 +1,4 @@
 //! Shared bits of the hand-fed recipe tests.
-#![allow(dead_code)]
 
 use zkrecipes::testkit::Harness;
 use zkrecipes::{AppEvent, Recipe, RecipeParams, Workload};

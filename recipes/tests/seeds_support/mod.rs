@@ -1,5 +1,4 @@
 //! Hand-feeding a single recipe client: the tests play the ensemble.
-#![allow(dead_code)]
 
 use zkrecipes::{AnyRecipe, AppEvent, RecipeParams, Workload};
 use zksim::{
