@@ -10,7 +10,8 @@
 //! not set environment variables, change the current directory or count
 //! anything process-wide. A new test file is declared below; the helper
 //! modules are declared once and used as `crate::common` and
-//! `crate::seeds_support`.
+//! `crate::seeds_support`. A file left undeclared would never run: the
+//! checker's suite (`every_test_file_is_a_module_of_its_suite`) fails then.
 
 // Helpers shared by several test files.
 mod common;
