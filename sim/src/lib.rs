@@ -13,6 +13,7 @@
 //! have tests named after the rules.
 
 pub mod client;
+pub mod decimal;
 pub mod demo;
 pub mod fingerprint;
 pub mod ids;

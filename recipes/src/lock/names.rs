@@ -91,11 +91,13 @@ pub fn child_name(path: &str) -> &str {
 
 /// `parent` + `/` + `name`, without doubling the slash under the root.
 pub fn child_path(parent: &str, name: &str) -> String {
-    if parent.ends_with('/') {
-        format!("{parent}{name}")
-    } else {
-        format!("{parent}/{name}")
+    let mut path = String::with_capacity(parent.len() + 1 + name.len());
+    path.push_str(parent);
+    if !parent.ends_with('/') {
+        path.push('/');
     }
+    path.push_str(name);
+    path
 }
 
 #[cfg(test)]

@@ -34,6 +34,7 @@
 //! [`Flaws`] switches on the classic mistakes one by one; see
 //! [`super::flaws`] for the registered variants.
 
+use zksim::decimal::push_decimal;
 use zksim::{CreateMode, Cx, EventType, Op, OpId, Reply, Response, WatchedEvent, ZkError};
 
 pub use super::line::Role;
@@ -155,7 +156,30 @@ impl SequentialProtocol {
 
     /// The start of every node name this client makes in `session`.
     fn session_tag(&self, session: i64) -> String {
-        format!("{}-c{}s{}a", self.role.kind(), self.client, session)
+        let mut tag = self.client_tag();
+        push_decimal(&mut tag, session);
+        tag.push('a');
+        tag
+    }
+
+    /// `<kind>-c<client>s`: the start of every node name this client makes.
+    fn client_tag(&self) -> String {
+        let mut tag = String::with_capacity(32);
+        tag.push_str(self.role.kind());
+        tag.push_str("-c");
+        push_decimal(&mut tag, self.client);
+        tag.push('s');
+        tag
+    }
+
+    /// `<kind>-<guid>-`: the prefix of the node a create with `guid` makes.
+    fn guid_prefix(&self, guid: &str) -> String {
+        let mut prefix = String::with_capacity(guid.len() + 8);
+        prefix.push_str(self.role.kind());
+        prefix.push('-');
+        prefix.push_str(guid);
+        prefix.push('-');
+        prefix
     }
 
     fn path(&self, name: &str) -> String {
@@ -164,9 +188,15 @@ impl SequentialProtocol {
 
     fn create(&mut self, cx: &mut Cx<AppEvent>) -> Attempt {
         self.attempts += 1;
-        let guid = format!("c{}s{}a{}", self.client, cx.session_id(), self.attempts);
+        let mut guid = String::with_capacity(24);
+        guid.push('c');
+        push_decimal(&mut guid, self.client);
+        guid.push('s');
+        push_decimal(&mut guid, cx.session_id());
+        guid.push('a');
+        push_decimal(&mut guid, self.attempts);
         let op = cx.send(Op::Create {
-            path: self.path(&format!("{}-{guid}-", self.role.kind())),
+            path: self.path(&self.guid_prefix(&guid)),
             data: Vec::new(),
             mode: CreateMode::EphemeralSequential,
         });
@@ -186,7 +216,7 @@ impl SequentialProtocol {
 
     /// Look for the node a create with `guid` made.
     fn find(&mut self, guid: &str, cx: &mut Cx<AppEvent>) -> Attempt {
-        let prefix = format!("{}-{guid}-", self.role.kind());
+        let prefix = self.guid_prefix(guid);
         self.find_prefix(prefix, cx)
     }
 
@@ -322,7 +352,7 @@ impl Protocol for SequentialProtocol {
         // fresh node's listing finds the old one by its tag and deletes it.
         if self.flaws.adopt_any && self.attempts > 0 {
             // The flaw: any node of this client, whatever its session.
-            let prefix = format!("{}-c{}s", self.role.kind(), self.client);
+            let prefix = self.client_tag();
             return self.find_prefix(prefix, cx);
         }
         self.create(cx)

@@ -161,9 +161,11 @@ fn prepare_create(
         return Err(ZkError::NoAuth);
     }
     let path = if mode.is_sequential() {
-        // `String.format("%010d", cversion)`: Rust pads a negative the same
-        // way (`-000000001`, `-2147483648`).
-        format!("{path}{:010}", parent.seq_counter)
+        // `String.format("%010d", cversion)`, negatives included.
+        let mut named = String::with_capacity(path.len() + 11);
+        named.push_str(path);
+        crate::decimal::push_sequence(&mut named, parent.seq_counter);
+        named
     } else {
         path.to_string()
     };
