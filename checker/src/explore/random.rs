@@ -57,17 +57,12 @@ pub fn run_random<C: RecipeSet>(scenario: &Scenario<C>, seed: u64) -> RunOutcome
 pub struct RandomChooser {
     rng: ChaCha8Rng,
     faults_on: [bool; FAULT_KINDS],
-    weights: Vec<u32>,
 }
 
 impl RandomChooser {
     pub fn new(mut rng: ChaCha8Rng) -> Self {
         let faults_on = draw_swarm(&mut rng);
-        RandomChooser {
-            rng,
-            faults_on,
-            weights: Vec::new(),
-        }
+        RandomChooser { rng, faults_on }
     }
 
     /// Which fault kinds this seed switched on.
@@ -76,24 +71,31 @@ impl RandomChooser {
     }
 }
 
-impl<C: RecipeSet> Chooser<C> for RandomChooser {
-    fn choose(&mut self, _model: &Model<C>, enabled: &[Event]) -> Option<usize> {
-        self.weights.clear();
-        let mut total = 0u32;
-        for event in enabled {
-            let w = match event {
-                Event::Tick => WEIGHT_TICK,
-                Event::Fault(f) if self.faults_on[fault_kind(f)] => WEIGHT_FAULT,
-                Event::Fault(_) => 0,
-                _ => WEIGHT_WORK,
-            };
-            total += w;
-            self.weights.push(total);
+impl RandomChooser {
+    fn weight(&self, event: &Event) -> u32 {
+        match event {
+            Event::Tick => WEIGHT_TICK,
+            Event::Fault(f) if self.faults_on[fault_kind(f)] => WEIGHT_FAULT,
+            Event::Fault(_) => 0,
+            _ => WEIGHT_WORK,
         }
+    }
+}
+
+impl<C: RecipeSet> Chooser<C> for RandomChooser {
+    /// One draw in `0..total weight`, then the event whose cumulative
+    /// weight first passes it: two passes over the list instead of a
+    /// table of cumulative weights (this runs at every step).
+    fn choose(&mut self, _model: &Model<C>, enabled: &[Event]) -> Option<usize> {
+        let total: u32 = enabled.iter().map(|e| self.weight(e)).sum();
         if total == 0 {
             return Some(0);
         }
         let r = self.rng.random_range(0..total);
-        Some(self.weights.partition_point(|&cum| cum <= r))
+        let mut cumulative = 0;
+        enabled.iter().position(|e| {
+            cumulative += self.weight(e);
+            cumulative > r
+        })
     }
 }
