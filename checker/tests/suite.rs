@@ -31,6 +31,7 @@ mod lasso;
 mod liveness;
 mod liveness_clock;
 mod monitors;
+mod owner_shortcut;
 mod por;
 mod properties;
 mod replay;

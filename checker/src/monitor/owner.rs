@@ -28,7 +28,7 @@
 use std::collections::BTreeMap;
 
 use zkrecipes::AppEvent;
-use zksim::{ClientId, Happening, SessionId, Tick};
+use zksim::{ClientId, Happening, SessionId, Tick, Zxid};
 
 use super::view::{who, View};
 use super::{Monitor, Property, StepLog, Violation};
@@ -74,6 +74,14 @@ struct Hold {
 pub struct OwnerMonitor {
     root: String,
     holds: BTreeMap<ClientId, Hold>,
+    /// The view's [`View::leader_version`] when the holds were last judged
+    /// (and held). A judgement reads only the holds, the leader's tree and
+    /// the sessions, so while neither the holds nor that version move
+    /// there is nothing new to judge. Part of the identity: after every
+    /// step it is the world's own version (a function of the world), so it
+    /// splits no states, and a set pooled from another world with the same
+    /// holds carries that world's version, not this one's.
+    judged: Option<(Zxid, SessionId)>,
 }
 
 impl OwnerMonitor {
@@ -96,6 +104,8 @@ impl OwnerMonitor {
                 .iter()
                 .map(|(&c, h)| (r.client(c), hold(h)))
                 .collect(),
+            // Zxids and the session counter are not renamed.
+            judged: self.judged,
         }
     }
 
@@ -103,6 +113,7 @@ impl OwnerMonitor {
         OwnerMonitor {
             root: root.trim_end_matches('/').to_string(),
             holds: BTreeMap::new(),
+            judged: None,
         }
     }
 
@@ -181,12 +192,16 @@ impl OwnerMonitor {
 
 impl Monitor for OwnerMonitor {
     fn observe<V: View + ?Sized>(&mut self, view: &V, step: &StepLog) -> Result<(), Violation> {
+        // A new or renamed belief must be judged; an ended one cannot
+        // break the rule.
+        let mut believed = false;
         for happening in step {
             let Happening::App { client, event } = happening else {
                 continue;
             };
             match *event {
                 AppEvent::Acquired { fence, shared } => {
+                    believed = true;
                     let hold = Hold {
                         belief: Belief::Lock { shared },
                         grant: self.grant_of(view, fence),
@@ -195,6 +210,7 @@ impl Monitor for OwnerMonitor {
                     self.holds.insert(*client, hold);
                 }
                 AppEvent::Elected => {
+                    believed = true;
                     let hold = Hold {
                         belief: Belief::Leadership,
                         grant: Grant::Unnamed,
@@ -202,13 +218,15 @@ impl Monitor for OwnerMonitor {
                     };
                     self.holds.insert(*client, hold);
                 }
-                AppEvent::ResourceWrite { fence } => {
-                    // A new leader's first write names its epoch.
+                // A new leader's first write names its epoch (a lock
+                // holder's writes name the node it already knows).
+                AppEvent::ResourceWrite { fence }
+                    if self.holds.get(client).map(|h| &h.grant) == Some(&Grant::Unnamed) =>
+                {
+                    believed = true;
                     let grant = self.grant_of(view, fence);
                     if let Some(hold) = self.holds.get_mut(client) {
-                        if hold.grant == Grant::Unnamed {
-                            hold.grant = grant;
-                        }
+                        hold.grant = grant;
                     }
                 }
                 AppEvent::Released | AppEvent::LostLock | AppEvent::Abdicated => {
@@ -217,8 +235,19 @@ impl Monitor for OwnerMonitor {
                 _ => {}
             }
         }
-        self.holds.retain(|&c, _| !view.is_crashed(c));
-        self.judge(view)
+        // A crash only ends beliefs: nothing to judge anew for it.
+        if self.holds.keys().any(|&c| view.is_crashed(c)) {
+            self.holds.retain(|&c, _| !view.is_crashed(c));
+        }
+        let version = view.leader_version();
+        if !believed && version.is_some() && version == self.judged {
+            return Ok(());
+        }
+        // Only a judgement that held may be skipped next time: a broken
+        // one is reported again at every step, as it was before.
+        let verdict = self.judge(view);
+        self.judged = version.filter(|_| verdict.is_ok());
+        verdict
     }
 }
 

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
 
-use zksim::{Client, ClientId, Event, SessionId, Tick, World};
+use zksim::{Client, ClientId, Event, SessionId, Tick, World, Zxid};
 
 /// The few facts about the world a monitor needs at each step.
 pub trait View {
@@ -16,6 +16,14 @@ pub trait View {
     /// changed (the world's next session id), or `None` if unknown: lets
     /// [`Sessions::refresh`] skip its scan of every client.
     fn sessions_version(&self) -> Option<SessionId> {
+        None
+    }
+    /// A value that moves whenever the leader's tree or the set of live
+    /// sessions may have changed, or any client's session (the last zxid
+    /// the leader ordered, which it applies at once, and the next session
+    /// id), or `None` if unknown. Lets a monitor whose judgement reads only
+    /// those skip judging again while it stays the same.
+    fn leader_version(&self) -> Option<(Zxid, SessionId)> {
         None
     }
     /// The client process died (a crashed client believes nothing any more).
@@ -51,6 +59,9 @@ impl<C: Client> View for World<C> {
     }
     fn sessions_version(&self) -> Option<SessionId> {
         Some(self.next_session_id())
+    }
+    fn leader_version(&self) -> Option<(Zxid, SessionId)> {
+        Some((self.last_zxid(), self.next_session_id()))
     }
     fn is_crashed(&self, client: ClientId) -> bool {
         World::<C>::is_crashed(self, client)
