@@ -41,8 +41,11 @@ fn check_components(path: &str, digit: bool) -> Result<(), ZkError> {
         return Ok(()); // the root
     }
     // Printable ASCII (every path our recipes build) holds no disallowed
-    // character: only the components' shapes are left to check.
-    let printable = rest.bytes().all(|b| (0x20..0x7f).contains(&b));
+    // character: only the components' shapes are left to check, in one
+    // pass over the bytes.
+    if let Some(shapes) = printable_shapes(rest.as_bytes(), digit) {
+        return shapes;
+    }
     let mut components = rest.split('/').peekable();
     while let Some(component) = components.next() {
         // The appended digit extends the last component: `""` becomes `1`,
@@ -51,7 +54,6 @@ fn check_components(path: &str, digit: bool) -> Result<(), ZkError> {
         let bad = match component {
             // A trailing slash or `//` leaves an empty component.
             "" | "." | ".." => !extended,
-            _ if printable => false,
             name => name.chars().any(|c| c == '\0' || is_disallowed_char(c)),
         };
         if bad {
@@ -59,6 +61,27 @@ fn check_components(path: &str, digit: bool) -> Result<(), ZkError> {
         }
     }
     Ok(())
+}
+
+/// [`check_components`] of a path (after its leading `/`) made of
+/// printable ASCII only, or `None` when it holds any other byte.
+fn printable_shapes(rest: &[u8], digit: bool) -> Option<Result<(), ZkError>> {
+    let mut verdict = Ok(());
+    let mut start = 0;
+    for i in 0..=rest.len() {
+        let end = i == rest.len();
+        if !end && rest[i] != b'/' {
+            if !(0x20..0x7f).contains(&rest[i]) {
+                return None;
+            }
+            continue;
+        }
+        if matches!(&rest[start..i], b"" | b"." | b"..") && !(digit && end) {
+            verdict = Err(ZkError::BadArguments);
+        }
+        start = i + 1;
+    }
+    Some(verdict)
 }
 
 /// The checks the Java client makes before sending `op` (paths, and what a

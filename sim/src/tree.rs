@@ -309,13 +309,18 @@ impl DataTree {
     /// them: Java `HashSet` order, by bucket and then insertion — `czxid`,
     /// then the op's place in its multi (see `tree/java_order.rs`). Not sorted — recipes must sort (S30).
     fn children_in_server_order(&self, path: &str, node: &Node) -> Vec<String> {
+        // One buffer for every child's path (this runs for every listing).
+        let mut child_path = crate::path::join(path, "");
+        let dir_len = child_path.len();
         let mut keyed: Vec<(u32, (Zxid, u32), &String)> = node
             .children
             .iter()
             .map(|name| {
+                child_path.truncate(dir_len);
+                child_path.push_str(name);
                 let born = self
                     .nodes
-                    .get(crate::path::join(path, name).as_str())
+                    .get(child_path.as_str())
                     .map_or((0, 0), |child| (child.stat.czxid, child.multi_index));
                 (java_order::bucket(name, node.child_table_len), born, name)
             })

@@ -304,6 +304,10 @@ impl MonitorSet {
     /// report-only ones are recorded. `custom`: how many verdicts at the
     /// end of the scratch are the user monitors' (hard whatever they name).
     fn weigh(&mut self, custom: usize) -> Result<(), Violation> {
+        // Most steps break nothing.
+        if self.scratch.0.is_empty() && self.at_start.is_none() {
+            return Ok(());
+        }
         let mut hard = self.at_start.take();
         let first_custom = self.scratch.0.len() - custom;
         for (i, violation) in self.scratch.0.drain(..).enumerate() {

@@ -42,14 +42,23 @@ impl<C: Client> World<C> {
         if !self.faults_possible() {
             return;
         }
-        let client_faults: [fn(usize) -> Fault; 5] = [
-            |client| Fault::DropConnection { client },
-            |client| Fault::ExpireSession { client },
-            |client| Fault::KillSession { client },
-            |client| Fault::Pause { client },
-            |client| Fault::Crash { client },
+        // Each kind's budget is looked at once, not once per client: most
+        // steps of a run with faults have some kinds used up.
+        let budget = self.budget;
+        type Make = fn(ClientId) -> Fault;
+        let client_faults: [(u32, Make); 5] = [
+            (budget.connection_drops, |client| Fault::DropConnection {
+                client,
+            }),
+            (budget.expiries, |client| Fault::ExpireSession { client }),
+            (budget.kills, |client| Fault::KillSession { client }),
+            (budget.pauses, |client| Fault::Pause { client }),
+            (budget.crashes, |client| Fault::Crash { client }),
         ];
-        for make in client_faults {
+        for (left, make) in client_faults {
+            if left == 0 {
+                continue;
+            }
             for client in clients.clone() {
                 let fault = make(client);
                 if self.fault_enabled(&fault) {
@@ -57,16 +66,18 @@ impl<C: Client> World<C> {
                 }
             }
         }
-        let server_faults: [fn(usize) -> Fault; 2] = [
-            |server| Fault::Partition { server },
-            |server| Fault::Heal { server },
-        ];
-        for make in server_faults {
+        if budget.partitions > 0 {
             for server in servers.clone() {
-                let fault = make(server);
+                let fault = Fault::Partition { server };
                 if self.fault_enabled(&fault) {
                     out.push(Event::Fault(fault));
                 }
+            }
+        }
+        for server in servers {
+            let fault = Fault::Heal { server };
+            if self.fault_enabled(&fault) {
+                out.push(Event::Fault(fault));
             }
         }
     }
