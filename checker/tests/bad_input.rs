@@ -7,7 +7,7 @@
 //! The proptest RNG is seeded so that CI judges the same inputs every run;
 //! a failure prints the input that broke the command.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -17,6 +17,8 @@ use zkcheck::cli::{run, Exit};
 use zkcheck::explore::random::run_random;
 use zkcheck::scenario::Scenario;
 use zkcheck::token::Token;
+
+use crate::shipped::scenario_files;
 
 const RNG_SEED: u64 = 10;
 /// A generous wall-clock bound per input (the command runs with a 2 s time limit).
@@ -28,28 +30,6 @@ const MEMORY_BOUND: u64 = 3 << 30;
 /// of what the process already holds: the budget is judged on the resident
 /// memory of the whole process, which the tests of the other files share.
 const COMMAND_MB: u64 = 512;
-
-fn scenario_files() -> &'static [(String, String)] {
-    static FILES: OnceLock<Vec<(String, String)>> = OnceLock::new();
-    FILES.get_or_init(|| {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
-        let mut files = Vec::new();
-        for dir in [root.clone(), root.join("seeds")] {
-            let mut names: Vec<PathBuf> = std::fs::read_dir(&dir)
-                .unwrap()
-                .map(|e| e.unwrap().path())
-                .filter(|p| p.extension().is_some_and(|e| e == "toml"))
-                .collect();
-            names.sort();
-            for p in names {
-                let text = std::fs::read_to_string(&p).unwrap();
-                files.push((p.file_name().unwrap().to_string_lossy().into_owned(), text));
-            }
-        }
-        assert!(files.len() >= 30, "every shipped scenario: {}", files.len());
-        files
-    })
-}
 
 /// Real tokens: a run of each shipped scenario (cut to its first 200 steps).
 fn tokens() -> &'static [String] {

@@ -5,8 +5,6 @@
 //! same verdict at every step, with violations found and runs passed, and
 //! many steps on which the shortcut applies.
 
-use std::path::{Path, PathBuf};
-
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use zkcheck::explore::random::RandomChooser;
@@ -17,6 +15,8 @@ use zkcheck::monitor::{Monitor, View};
 use zkcheck::run::drive_from;
 use zkcheck::scenario::Scenario;
 use zksim::{Client, ClientId, SessionId, Tick, World};
+
+use crate::shipped::scenario_files;
 
 /// The world, without its leader version: a monitor reading it must judge
 /// at every step.
@@ -46,26 +46,11 @@ impl<C: Client> View for Unversioned<'_, C> {
     }
 }
 
-fn shipped_scenarios() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
-    let mut files = Vec::new();
-    for dir in [root.clone(), root.join("seeds")] {
-        let mut names: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|e| e == "toml"))
-            .collect();
-        names.sort();
-        files.extend(names);
-    }
-    files
-}
-
 #[test]
 fn skipping_an_unchanged_judgement_never_changes_a_verdict() {
     let (mut steps, mut shortcut_steps, mut broken_runs, mut clean_runs) = (0u64, 0u64, 0, 0);
-    for path in shipped_scenarios() {
-        let scenario = Scenario::from_file(&path).unwrap_or_else(|e| panic!("{e}"));
+    for (name, text) in scenario_files() {
+        let scenario = Scenario::parse(text, name).unwrap_or_else(|e| panic!("{e}"));
         for seed in 0..25 {
             let mut start = Vec::new();
             let model = Model::with_start_log(&scenario, &mut start);
@@ -83,13 +68,7 @@ fn skipping_an_unchanged_judgement_never_changes_a_verdict() {
                 let fast = quick.observe(world, log);
                 let full = every.observe(&Unversioned(world), log);
                 broke |= full.is_err();
-                assert_eq!(
-                    fast,
-                    full,
-                    "{} seed {seed}, tick {}",
-                    path.display(),
-                    world.now()
-                );
+                assert_eq!(fast, full, "{name} seed {seed}, tick {}", world.now());
             };
             on_step(&model.world, &start);
             let mut chooser = RandomChooser::new(ChaCha8Rng::seed_from_u64(seed));

@@ -16,6 +16,7 @@
 // Helpers shared by several test files.
 mod cli_kit;
 mod shard_kit;
+mod shipped;
 mod verdicts;
 
 mod asked;
