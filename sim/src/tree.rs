@@ -44,8 +44,10 @@ pub struct Node {
     pub data: Vec<u8>,
     /// The Stat as a client reads it (`DataNode.copyStat`), kept current.
     pub stat: Stat,
-    /// Child names (not paths), sorted.
-    pub children: std::collections::BTreeSet<String>,
+    /// Child names (not paths), sorted, each with where it sits in the
+    /// server's Java `HashSet` (kept here so that a listing need not look
+    /// every child up and hash its name again).
+    pub children: BTreeMap<String, ChildOrder>,
     /// Sequential-suffix counter of this node as a parent (S5): advanced by
     /// creates only, while `stat.cversion` is advanced by creates and deletes.
     pub seq_counter: i32,
@@ -60,21 +62,47 @@ pub struct Node {
     pub multi_index: u32,
 }
 
+/// Where a child name sits in its parent's Java `HashSet`, which decides
+/// the order `getChildren` lists it in (S30): its bucket comes from the
+/// name's `hashCode`, and within a bucket names follow insertion order —
+/// the child's `czxid`, then its place in its multi (`multi_index`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ChildOrder {
+    /// `name.hashCode()`.
+    pub hash: i32,
+    /// The child's `czxid` and `multi_index`.
+    pub born: (Zxid, u32),
+}
+
+impl ChildOrder {
+    pub(crate) fn of(name: &str, born: (Zxid, u32)) -> Self {
+        ChildOrder {
+            hash: java_order::string_hash(name),
+            born,
+        }
+    }
+}
+
 impl Node {
     fn new(data: Vec<u8>, stat: Stat) -> Self {
         Node {
             data,
             stat,
-            children: BTreeSet::new(),
+            children: BTreeMap::new(),
             seq_counter: 0,
             child_table_len: 0,
             multi_index: 0,
         }
     }
 
-    /// Add a child name, growing the Java table as `HashSet.add` would.
-    fn add_child(&mut self, name: &str) {
-        if self.children.insert(name.to_string()) {
+    /// Add a child name created at `born` (its czxid and multi index),
+    /// growing the Java table as `HashSet.add` would.
+    fn add_child(&mut self, name: &str, born: (Zxid, u32)) {
+        if self
+            .children
+            .insert(name.to_string(), ChildOrder::of(name, born))
+            .is_none()
+        {
             self.child_table_len =
                 java_order::grown_table_len(self.child_table_len, self.children.len());
         }
@@ -213,7 +241,7 @@ impl DataTree {
         for path in &SYSTEM_NODES[1..] {
             let (parent, name) = crate::path::split(path);
             if let Some(parent) = tree.node_mut(parent) {
-                parent.add_child(name);
+                parent.add_child(name, (0, 0));
             }
         }
         // `addConfigNode` sets its ACL with `setACL(..., -1)`, which stores
@@ -296,7 +324,7 @@ impl DataTree {
             Op::GetChildren { path, .. } => {
                 let node = self.get(path).ok_or(ZkError::NoNode)?;
                 Ok(Response::Children {
-                    names: self.children_in_server_order(path, node),
+                    names: Self::children_in_server_order(node),
                     stat: node.stat,
                 })
             }
@@ -308,21 +336,13 @@ impl DataTree {
     /// The children of `node` (at `path`) in the order a real server lists
     /// them: Java `HashSet` order, by bucket and then insertion — `czxid`,
     /// then the op's place in its multi (see `tree/java_order.rs`). Not sorted — recipes must sort (S30).
-    fn children_in_server_order(&self, path: &str, node: &Node) -> Vec<String> {
-        // One buffer for every child's path (this runs for every listing).
-        let mut child_path = crate::path::join(path, "");
-        let dir_len = child_path.len();
+    fn children_in_server_order(node: &Node) -> Vec<String> {
         let mut keyed: Vec<(u32, (Zxid, u32), &String)> = node
             .children
             .iter()
-            .map(|name| {
-                child_path.truncate(dir_len);
-                child_path.push_str(name);
-                let born = self
-                    .nodes
-                    .get(child_path.as_str())
-                    .map_or((0, 0), |child| (child.stat.czxid, child.multi_index));
-                (java_order::bucket(name, node.child_table_len), born, name)
+            .map(|(name, order)| {
+                let bucket = java_order::bucket_of_hash(order.hash, node.child_table_len);
+                (bucket, order.born, name)
             })
             .collect();
         keyed.sort_unstable();

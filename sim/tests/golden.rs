@@ -7,7 +7,7 @@
 use zksim::demo;
 
 /// `trace-hash` of `--seed 42`.
-const GOLDEN_SEED_42: u64 = 0x219f_4d97_7bb4_b461;
+const GOLDEN_SEED_42: u64 = 0xa902_2c46_2b7b_4ea4;
 
 #[test]
 fn seed_42_trace_hash_is_pinned() {

@@ -287,7 +287,7 @@ impl Checks {
                         path
                     );
                 }
-                for child in &node.children {
+                for child in node.children.keys() {
                     let child_path = if path == "/" {
                         format!("/{child}")
                     } else {

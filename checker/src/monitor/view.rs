@@ -76,11 +76,12 @@ impl<C: Client> View for World<C> {
         })
     }
     fn child_by_czxid(&self, dir: &str, czxid: i64) -> Option<String> {
-        let tree = self.leader_tree();
-        tree.get(dir)?.children.iter().find_map(|name| {
-            let path = zksim::path::join(dir, name);
-            (tree.get(&path)?.stat.czxid == czxid).then_some(path)
-        })
+        // A parent keeps each child's czxid beside its name.
+        let children = &self.leader_tree().get(dir)?.children;
+        children
+            .iter()
+            .find(|(_, order)| order.born.0 == czxid)
+            .map(|(name, _)| zksim::path::join(dir, name))
     }
 }
 

@@ -100,7 +100,7 @@ fn create_node(
         parent.seq_counter = new_counter;
         parent.stat.pzxid = zxid;
     }
-    parent.add_child(name);
+    parent.add_child(name, (zxid, multi_index));
 
     let stat = Stat {
         czxid: zxid,

@@ -29,7 +29,12 @@ pub(crate) fn string_hash(s: &str) -> i32 {
 
 /// The bucket of `name` in a table of `table_len` (a power of two).
 pub(crate) fn bucket(name: &str, table_len: u32) -> u32 {
-    let h = string_hash(name) as u32;
+    bucket_of_hash(string_hash(name), table_len)
+}
+
+/// [`bucket`] of a name whose `hashCode` is `hash`.
+pub(crate) fn bucket_of_hash(hash: i32, table_len: u32) -> u32 {
+    let h = hash as u32;
     (h ^ (h >> 16)) & table_len.saturating_sub(1)
 }
 

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::{DataTree, Node, SessionEphemerals};
+use super::{ChildOrder, DataTree, Node, SessionEphemerals};
 use crate::rename::{Rename, Renaming};
 
 impl Rename for DataTree {
@@ -19,7 +19,15 @@ impl Rename for DataTree {
                 let node = Node {
                     data: r.bytes(&node.data),
                     stat: node.stat.renamed(r),
-                    children: node.children.iter().map(|c| r.text(c)).collect(),
+                    children: node
+                        .children
+                        .iter()
+                        .map(|(name, order)| {
+                            let name = r.text(name);
+                            let order = ChildOrder::of(&name, order.born);
+                            (name, order)
+                        })
+                        .collect(),
                     ..Node::clone(node)
                 };
                 (Arc::from(r.text(path)), Arc::new(node))

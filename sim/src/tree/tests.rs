@@ -70,7 +70,16 @@ fn check_consistent(tree: &DataTree) -> Result<(), TestCaseError> {
     }
     let none = BTreeSet::new();
     for (path, node) in tree.nodes() {
-        let listed: BTreeSet<&str> = node.children.iter().map(String::as_str).collect();
+        let listed: BTreeSet<&str> = node.children.keys().map(String::as_str).collect();
+        // Each child's place in the Java order, kept beside its name, is
+        // its name's hashCode and its own czxid and multi index.
+        for (name, order) in &node.children {
+            let child = tree
+                .get(&crate::path::join(path, name))
+                .expect("listed child");
+            prop_assert_eq!(order.hash, super::java_order::string_hash(name));
+            prop_assert_eq!(order.born, (child.stat.czxid, child.multi_index));
+        }
         prop_assert_eq!(
             &listed,
             children.get(path).unwrap_or(&none),
