@@ -276,3 +276,42 @@ fn crashed_clients_are_excused_from_liveness() {
     );
     assert_eq!(first_violation(&s, 0..100), None);
 }
+
+/// Monitors that only judge (`owner`, `asked`) are left out of a sweep
+/// whose scenario neither makes their property hard nor reports it. Left
+/// out, they must have measured nothing: across every shipped scenario,
+/// the same runs with those properties reported give the same figures
+/// (their own violation counts aside) and the same verdicts. The counts
+/// show the reported twins did judge: `owner` breaks in some runs.
+#[test]
+fn monitors_left_out_of_a_run_would_have_measured_nothing() {
+    let judge_only: Vec<Property> = [Property::Owner, Property::AcquiredOnlyWhenAsked]
+        .into_iter()
+        .filter(|p| !p.has_figures())
+        .collect();
+    assert_eq!(judge_only.len(), 2, "owner and asked count nothing");
+    let mut reported_breaks = 0;
+    for (name, text) in crate::shipped::scenario_files() {
+        let scenario = Scenario::parse(text, name).unwrap_or_else(|e| panic!("{e}"));
+        let mut reported = scenario.clone();
+        for p in &judge_only {
+            if !reported.hard.contains(p) && !reported.report.contains(p) {
+                reported.report.push(*p);
+            }
+        }
+        for seed in 0..12 {
+            let lean = run_random(&scenario, seed);
+            let full = run_random(&reported, seed);
+            assert_eq!(lean.violation, full.violation, "{name} seed {seed}");
+            let (mut a, mut b) = (lean.figures, full.figures);
+            for p in &judge_only {
+                if !scenario.report.contains(p) {
+                    reported_breaks += b.violations.remove(p).unwrap_or(0);
+                }
+                a.violations.remove(p);
+            }
+            assert_eq!(a, b, "{name} seed {seed}");
+        }
+    }
+    assert!(reported_breaks > 0, "the reported twins judged nothing");
+}

@@ -49,6 +49,16 @@ pub enum Property {
     Custom(&'static str),
 }
 
+impl Property {
+    /// Whether this property's monitor counts something for the figures
+    /// (overlaps, wakeups, leaked nodes, ...). `owner` and `asked` only
+    /// judge: where a scenario neither makes them hard nor reports them,
+    /// running them would produce nothing anyone reads.
+    pub fn has_figures(self) -> bool {
+        !matches!(self, Property::Owner | Property::AcquiredOnlyWhenAsked)
+    }
+}
+
 /// A property broken at some step, with the words that explain it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Violation {

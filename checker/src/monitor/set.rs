@@ -3,7 +3,9 @@
 //! A set runs every monitor that fits the recipe's family (lock families get
 //! exclusion, fencing, FIFO, herd, liveness and leaks; queues and elections
 //! their own), plus any other property a scenario names, so that figures are
-//! always complete. Only *hard* properties stop a run; *report* properties
+//! always complete. Monitors that only judge and count nothing (`owner`,
+//! `asked`: [`Property::has_figures`]) run only when the scenario makes
+//! their property hard or reports it. Only *hard* properties stop a run; *report* properties
 //! are counted in [`Tally::violations`] (once per run each); the rest are
 //! measured and otherwise ignored.
 //!
@@ -236,7 +238,7 @@ impl MonitorSet {
             report: report.to_vec(),
             judged: Monitors::of(family, root, is_hard),
             measured: Measured(Some(Box::new(Monitors::of(family, root, |p| {
-                !is_hard(p) && (by_family(p) || report.contains(&p))
+                !is_hard(p) && ((by_family(p) && p.has_figures()) || report.contains(&p))
             })))),
             broken: Measured(BTreeSet::new()),
             at_start: None,
