@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use zkrecipes::{AnyRecipe, AppEvent, RecipeSet};
 use zksim::fingerprint::{stable_hash, StableHasher};
-use zksim::{Event, Happening, World};
+use zksim::{Event, Fault, Happening, World};
 
 use crate::aim::{Aims, Roles};
 use crate::invariant::Invariant;
@@ -100,8 +100,14 @@ impl<C: RecipeSet> Model<C> {
     /// Append the enabled events, in the world's deterministic order,
     /// leaving out faults the scenario's aims do not allow now.
     pub fn enabled(&self, out: &mut Vec<Event>) {
+        self.enabled_where(out, |_| true);
+    }
+
+    /// [`Model::enabled`] without the faults `keep` rejects
+    /// ([`World::enabled_where`]).
+    pub fn enabled_where(&self, out: &mut Vec<Event>, keep: impl Fn(&Fault) -> bool) {
         let from = out.len();
-        self.world.enabled(out);
+        self.world.enabled_where(out, keep);
         if let Some(aiming) = &self.aiming {
             let mut i = from;
             while i < out.len() {

@@ -4,7 +4,7 @@
 //! amortised growth.
 
 use zkrecipes::{AnyRecipe, AppEvent, RecipeSet};
-use zksim::{Event, Happening};
+use zksim::{Event, Fault, Happening};
 
 use crate::model::Model;
 use crate::monitor::tally::Tally;
@@ -18,6 +18,15 @@ pub trait Chooser<C: RecipeSet = AnyRecipe> {
     /// to stop the run here without judging its end (a replayed schedule
     /// ran out).
     fn choose(&mut self, model: &Model<C>, enabled: &[Event]) -> Option<usize>;
+
+    /// A fault this chooser never picks, whatever the state: the run loop
+    /// leaves it out of the list it offers ([`Model::enabled_where`]), so
+    /// it is not even checked. Leaving it out must not change which event
+    /// the chooser picks, nor whether a state ends the run (a `Heal`, which
+    /// keeps a run going, is never left out).
+    fn passes_over(&self, _fault: &Fault) -> bool {
+        false
+    }
 }
 
 /// What one seeded run found (the contract `compare` relies on).
@@ -146,7 +155,9 @@ where
     let mut schedule = Schedule::default();
     loop {
         enabled.clear();
-        model.enabled(&mut enabled);
+        model.enabled_where(&mut enabled, |f| {
+            matches!(f, Fault::Heal { .. }) || !chooser.passes_over(f)
+        });
         if is_terminal(&model, &enabled, schedule.len(), max_steps) {
             return conclude(model, &enabled, schedule);
         }

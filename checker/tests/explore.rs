@@ -535,3 +535,52 @@ fn an_expiry_aimed_at_a_group_role_only_ever_strikes_that_group() {
     let r = random(&s, 500);
     assert!(r.failure.is_none(), "{:?}", r.failure);
 }
+
+/// A random run is offered only the faults of the kinds its seed switched
+/// on (`Chooser::passes_over`): the others weigh nothing, so leaving them
+/// unlisted must give the very same runs. Held over every shipped scenario
+/// against a chooser that draws the same way from the whole list, with
+/// steps where the whole list did hold faults left out.
+#[test]
+fn random_runs_are_the_same_without_the_faults_their_seed_switched_off() {
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+    use zkcheck::explore::random::RandomChooser;
+    use zkcheck::model::Model;
+    use zkcheck::run::{outcome, Chooser};
+    use zkrecipes::AnyRecipe;
+    use zksim::Event;
+
+    /// The random chooser, offered every enabled fault.
+    struct Whole(RandomChooser, u64);
+    impl Chooser for Whole {
+        fn choose(&mut self, model: &Model, enabled: &[Event]) -> Option<usize> {
+            self.1 += enabled
+                .iter()
+                .filter(|e| matches!(e, Event::Fault(f) if Chooser::<AnyRecipe>::passes_over(&self.0, f)))
+                .count() as u64;
+            Chooser::choose(&mut self.0, model, enabled)
+        }
+    }
+
+    let mut left_out = 0;
+    for (name, text) in crate::shipped::scenario_files() {
+        let scenario = Scenario::parse(text, name).unwrap_or_else(|e| panic!("{e}"));
+        for seed in 0..12 {
+            let rng = || ChaCha8Rng::seed_from_u64(seed);
+            let lean = outcome(&scenario, seed, &mut RandomChooser::new(rng()));
+            let mut whole = Whole(RandomChooser::new(rng()), 0);
+            let full = outcome(&scenario, seed, &mut whole);
+            left_out += whole.1;
+            assert_eq!(
+                format!("{lean:?}"),
+                format!("{full:?}"),
+                "{name} seed {seed}"
+            );
+        }
+    }
+    assert!(
+        left_out > 1000,
+        "faults of switched-off kinds listed: {left_out}"
+    );
+}

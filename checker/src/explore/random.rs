@@ -98,4 +98,11 @@ impl<C: RecipeSet> Chooser<C> for RandomChooser {
             cumulative > r
         })
     }
+
+    /// A fault of a kind this seed switched off weighs nothing: it is
+    /// never picked, and the total the draw is taken from is the same
+    /// without it.
+    fn passes_over(&self, fault: &Fault) -> bool {
+        !self.faults_on[fault_kind(fault)]
+    }
 }

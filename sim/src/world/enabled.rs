@@ -6,7 +6,7 @@ use crate::client::Client;
 use crate::ids::{ClientId, ServerId};
 
 impl<C: Client> World<C> {
-    pub(super) fn list_enabled(&self, out: &mut Vec<Event>) {
+    pub(super) fn list_enabled(&self, out: &mut Vec<Event>, keep: impl Fn(&Fault) -> bool) {
         let clients = 0..self.clients.len();
         let servers = 0..self.servers.len();
         for client in clients.clone() {
@@ -61,7 +61,7 @@ impl<C: Client> World<C> {
             }
             for client in clients.clone() {
                 let fault = make(client);
-                if self.fault_enabled(&fault) {
+                if keep(&fault) && self.fault_enabled(&fault) {
                     out.push(Event::Fault(fault));
                 }
             }
@@ -69,14 +69,14 @@ impl<C: Client> World<C> {
         if budget.partitions > 0 {
             for server in servers.clone() {
                 let fault = Fault::Partition { server };
-                if self.fault_enabled(&fault) {
+                if keep(&fault) && self.fault_enabled(&fault) {
                     out.push(Event::Fault(fault));
                 }
             }
         }
         for server in servers {
             let fault = Fault::Heal { server };
-            if self.fault_enabled(&fault) {
+            if keep(&fault) && self.fault_enabled(&fault) {
                 out.push(Event::Fault(fault));
             }
         }

@@ -322,7 +322,13 @@ impl<C: Client> World<C> {
     ///
     /// The order is `Event`'s own (`Ord`): the list comes out sorted.
     pub fn enabled(&self, out: &mut Vec<Event>) {
-        self.list_enabled(out);
+        self.list_enabled(out, |_| true);
+    }
+    /// [`World::enabled`] without the faults `keep` rejects, which are not
+    /// even checked: for a scheduler that would never pick them (a random
+    /// run whose seed switched their kind off), listing them is waste.
+    pub fn enabled_where(&self, out: &mut Vec<Event>, keep: impl Fn(&Fault) -> bool) {
+        self.list_enabled(out, keep);
     }
     /// Apply one enabled event, appending what happened to `log`.
     /// Panics if `event` is not enabled (a scheduler bug, never user input).
