@@ -22,9 +22,13 @@
 
 /// `String.hashCode`, over UTF-16 code units as Java sees the string.
 pub(crate) fn string_hash(s: &str) -> i32 {
-    s.encode_utf16().fold(0i32, |h, unit| {
-        h.wrapping_mul(31).wrapping_add(i32::from(unit))
-    })
+    let step = |h: i32, unit: i32| h.wrapping_mul(31).wrapping_add(unit);
+    // An ASCII string's UTF-16 units are its bytes (every name a recipe
+    // makes): no decoding needed.
+    if s.is_ascii() {
+        return s.bytes().fold(0, |h, b| step(h, i32::from(b)));
+    }
+    s.encode_utf16().fold(0, |h, unit| step(h, i32::from(unit)))
 }
 
 /// The bucket of `name` in a table of `table_len` (a power of two).
@@ -99,6 +103,20 @@ mod tests {
         // Overflow wraps like a Java int.
         assert_eq!(string_hash("zookeeper"), 1_600_681_804);
         assert_eq!(string_hash("lock-0000000000"), -864_326_686);
+        // Beyond ASCII, UTF-16 units: U+00E9 is one, U+1F600 a surrogate pair.
+        assert_eq!(string_hash("é"), 233);
+        assert_eq!(string_hash("a😀"), (97 * 31 + 0xD83D) * 31 + 0xDE00);
+    }
+
+    proptest::proptest! {
+        /// The ASCII shortcut hashes as Java does: over UTF-16 units.
+        #[test]
+        fn ascii_names_hash_as_their_utf16_units(name in "[ -~]{0,40}") {
+            let java = name
+                .encode_utf16()
+                .fold(0i32, |h, u| h.wrapping_mul(31).wrapping_add(i32::from(u)));
+            proptest::prop_assert_eq!(string_hash(&name), java);
+        }
     }
 
     #[test]
