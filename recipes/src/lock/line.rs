@@ -2,7 +2,7 @@
 //! part of the predecessor-watch recipes (steps 2–4), kept apart from the
 //! ops so that it can be read and tested on its own.
 
-use super::names::{sequence_of, sort_by_sequence};
+use super::names::sequence_of;
 use super::switches::Flaws;
 
 /// Which side of the lock a client takes.
@@ -79,26 +79,31 @@ pub fn judge(
     flaws: Flaws,
 ) -> Judgement {
     let mut leftovers = Vec::new();
-    let mut line = Vec::new();
+    // Borrowed names: a listing is judged at every wakeup and poll, and
+    // only the node to watch is copied out.
+    let mut line: Vec<&String> = Vec::with_capacity(names.len());
     for name in names.iter().filter(|n| role.is_lock_node(n)) {
         match own_tag {
             Some(tag) if name != mine && name.starts_with(tag) => leftovers.push(name.clone()),
-            _ => line.push(name.clone()),
+            _ => line.push(name),
         }
     }
     // Oldest first, whatever order the listing came in: the deletes (and
     // so their zxids) must not depend on the server's hash order of names.
     leftovers.sort_by_key(|name| (sequence_of(name), name.clone()));
-    let line: Vec<String> = if flaws.string_sort {
+    if flaws.string_sort {
         line.sort();
-        line
     } else {
-        sort_by_sequence(&line)
-            .into_iter()
-            .map(|s| s.name)
-            .collect()
-    };
-    let verdict = match line.iter().position(|n| n == mine) {
+        // As `sort_by_sequence`: by sequence number, then name; names
+        // without a suffix leave the line.
+        let mut keyed: Vec<(i64, &String)> = line
+            .iter()
+            .filter_map(|name| sequence_of(name).map(|seq| (seq, *name)))
+            .collect();
+        keyed.sort();
+        line = keyed.into_iter().map(|(_, name)| name).collect();
+    }
+    let verdict = match line.iter().position(|n| *n == mine) {
         None => Verdict::Gone,
         Some(at) => {
             let before = &line[..at];
@@ -106,7 +111,7 @@ pub fn judge(
             match nearest {
                 None => Verdict::Holds,
                 Some(_) if flaws.watch_lowest => Verdict::Watch(before[0].clone()),
-                Some(pred) => Verdict::Watch(pred.clone()),
+                Some(pred) => Verdict::Watch((*pred).clone()),
             }
         }
     };
@@ -116,6 +121,58 @@ pub fn judge(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lock::names::sort_by_sequence;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        /// The line ordered over borrowed names is the line
+        /// `sort_by_sequence` orders (by sequence, then name, names
+        /// without a suffix left out), for every role and flaw.
+        #[test]
+        fn the_line_is_ordered_as_sort_by_sequence(
+            picks in prop::collection::vec((0..3usize, 0..4usize, 0..3i32), 0..7),
+            mine in 0..7usize,
+            string_sort in any::<bool>(),
+            watch_lowest in any::<bool>(),
+            role in prop::sample::select(vec![Role::Exclusive, Role::Reader, Role::Writer]),
+        ) {
+            let kinds = ["lock-", "read-", "write-"];
+            let tags = ["a-", "b-", "", "x"];
+            let names: Vec<String> = picks
+                .iter()
+                .map(|&(k, t, seq)| {
+                    let suffix = if t == 3 { String::new() } else { format!("{seq:010}") };
+                    format!("{}{}{suffix}", kinds[k], tags[t])
+                })
+                .collect();
+            let mine = names.get(mine).cloned().unwrap_or_else(|| "lock-a-0000000009".into());
+            let flaws = Flaws { string_sort, watch_lowest, ..Flaws::default() };
+            // The former implementation, on owned copies.
+            let reference = {
+                let mut line: Vec<String> =
+                    names.iter().filter(|n| role.is_lock_node(n)).cloned().collect();
+                let line: Vec<String> = if string_sort {
+                    line.sort();
+                    line
+                } else {
+                    sort_by_sequence(&line).into_iter().map(|s| s.name).collect()
+                };
+                match line.iter().position(|n| *n == mine) {
+                    None => Verdict::Gone,
+                    Some(at) => {
+                        let before = &line[..at];
+                        match before.iter().rev().find(|n| role.is_blocked_by(n)) {
+                            None => Verdict::Holds,
+                            Some(_) if watch_lowest => Verdict::Watch(before[0].clone()),
+                            Some(pred) => Verdict::Watch(pred.clone()),
+                        }
+                    }
+                }
+            };
+            prop_assert_eq!(judge(&names, &mine, None, role, flaws).verdict, reference);
+        }
+    }
 
     fn names(list: &[&str]) -> Vec<String> {
         list.iter().map(|s| s.to_string()).collect()
