@@ -69,9 +69,7 @@ impl RandomChooser {
     pub fn faults_on(&self) -> [bool; FAULT_KINDS] {
         self.faults_on
     }
-}
 
-impl RandomChooser {
     fn weight(&self, event: &Event) -> u32 {
         match event {
             Event::Tick => WEIGHT_TICK,
