@@ -25,7 +25,7 @@ mod tests;
 
 pub use wire::{exceeds_max_buffer, request_len, JUTE_MAX_BUFFER};
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{btree_map, BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use crate::path::validate_path;
@@ -98,11 +98,9 @@ impl Node {
     /// Add a child name created at `born` (its czxid and multi index),
     /// growing the Java table as `HashSet.add` would.
     fn add_child(&mut self, name: &str, born: (Zxid, u32)) {
-        if self
-            .children
-            .insert(name.to_string(), ChildOrder::of(name, born))
-            .is_none()
-        {
+        // A name already there keeps its place, as in the Java set.
+        if let btree_map::Entry::Vacant(slot) = self.children.entry(name.to_string()) {
+            slot.insert(ChildOrder::of(name, born));
             self.child_table_len =
                 java_order::grown_table_len(self.child_table_len, self.children.len());
         }

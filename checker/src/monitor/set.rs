@@ -5,9 +5,9 @@
 //! their own), plus any other property a scenario names, so that figures are
 //! always complete. Monitors that only judge and count nothing (`owner`,
 //! `asked`: [`Property::has_figures`]) run only when the scenario makes
-//! their property hard or reports it. Only *hard* properties stop a run; *report* properties
-//! are counted in [`Tally::violations`] (once per run each); the rest are
-//! measured and otherwise ignored.
+//! their property hard or reports it. Only *hard* properties stop a run;
+//! *report* properties are counted in [`Tally::violations`] (once per run
+//! each); the rest are measured and otherwise ignored.
 //!
 //! Only the monitors of hard properties are part of the set's identity
 //! (`Hash`/`Eq`, hence of visited-state dedup): they alone decide a run's
