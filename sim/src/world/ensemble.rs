@@ -75,25 +75,24 @@ impl<C: Client> World<C> {
             }
         }
 
-        if let Some(origin) = origin {
+        // The requester's slot is written only if it is on this server.
+        if let Some(origin) = origin.filter(|o| self.clients[o.client].is_on(server)) {
             let slot = &mut self.clients[origin.client];
-            if slot.is_on(server) {
-                for pending in slot.conn.pending.iter_mut() {
-                    match pending {
-                        Pending::Write {
-                            zxid: z,
-                            reply: slot_reply,
-                            ..
-                        } if *z == zxid => {
-                            *slot_reply = Some(reply);
-                            break;
-                        }
-                        Pending::Close { zxid: z, applied } if *z == zxid => {
-                            *applied = true;
-                            break;
-                        }
-                        _ => {}
+            for pending in slot.conn.pending.iter_mut() {
+                match pending {
+                    Pending::Write {
+                        zxid: z,
+                        reply: slot_reply,
+                        ..
+                    } if *z == zxid => {
+                        *slot_reply = Some(reply);
+                        break;
                     }
+                    Pending::Close { zxid: z, applied } if *z == zxid => {
+                        *applied = true;
+                        break;
+                    }
+                    _ => {}
                 }
             }
         }
@@ -126,14 +125,10 @@ impl<C: Client> World<C> {
         self.log.trim(applied_by_all);
     }
 
-    /// Answer the client's taken requests, in order, as far as its server can
-    /// (S27, S28, S29): a write once its server applied it, a sync once the
-    /// server caught up with the leader as of the sync, a read at once (from
-    /// the server's tree, registering its watch there).
     /// Whether [`World::answer`] would do anything for `client` now: it is
     /// connected, not cut off, and the oldest request its server took is
     /// ready to be answered.
-    fn can_answer(&self, client: ClientId) -> bool {
+    pub(super) fn can_answer(&self, client: ClientId) -> bool {
         let slot = &self.clients[client];
         let Link::Connected(server) = slot.link else {
             return false;
@@ -150,6 +145,10 @@ impl<C: Client> World<C> {
         }
     }
 
+    /// Answer the client's taken requests, in order, as far as its server can
+    /// (S27, S28, S29): a write once its server applied it, a sync once the
+    /// server caught up with the leader as of the sync, a read at once (from
+    /// the server's tree, registering its watch there).
     pub(super) fn answer(&mut self, client: ClientId) {
         let slot = &mut self.clients[client];
         let Link::Connected(server) = slot.link else {

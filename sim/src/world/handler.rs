@@ -2,9 +2,9 @@
 //! connection (or straight back as an error when the handle cannot send),
 //! application events into the history, its timer, session requests.
 
-use crate::client::{Client, Cx, SessionRequest, TimerRequest};
+use crate::client::{Client, Cx, OpId, SessionRequest, TimerRequest};
 use crate::path::validate_request;
-use crate::proto::ZkError;
+use crate::proto::{Op, ZkError};
 
 use super::connection::{Inbound, Outgoing};
 use super::slot::Link;
@@ -22,30 +22,50 @@ impl<C: Client> World<C> {
         log: &mut Vec<Happening<C::Event>>,
         handler: impl FnOnce(&mut C, &mut Cx<C::Event>),
     ) {
+        // A write access to a slot costs atomic reference-count operations
+        // (slots are shared copy-on-write): one for the handler, one more
+        // only if it sent something or asked to close.
         let slot = &mut self.clients[client];
         let mut cx = Cx::new(self.now, slot.session, slot.next_op);
         handler(&mut slot.logic, &mut cx);
         let out = cx.into_parts();
         slot.next_op = out.next_op;
-        if out.read_clock {
-            self.clock_read = ClockRead(true);
-        }
-        let slot = &mut self.clients[client];
         match out.timer {
             TimerRequest::Keep => {}
             TimerRequest::Cancel => slot.timer = None,
             TimerRequest::At(at) => slot.timer = Some(at),
         }
+        if out.read_clock {
+            self.clock_read = ClockRead(true);
+        }
         if out.session_request == Some(SessionRequest::Reopen) {
             self.reopen(client);
         }
-        for (op, request) in out.sent {
+        let close = out.session_request == Some(SessionRequest::Close);
+        if !out.sent.is_empty() || close {
+            self.send(client, out.sent, close, log);
+        }
+        for event in out.events {
+            log.push(Happening::App { client, event });
+        }
+    }
+
+    /// The handler's requests go out (or fail at once) in the order it
+    /// made them, then its `close`, if it asked for one.
+    fn send(
+        &mut self,
+        client: ClientId,
+        sent: Vec<(OpId, Op)>,
+        close: bool,
+        log: &mut Vec<Happening<C::Event>>,
+    ) {
+        let slot = &mut self.clients[client];
+        for (op, request) in sent {
             log.push(Happening::Sent {
                 client,
                 op,
                 request: request.clone(),
             });
-            let slot = &mut self.clients[client];
             if slot.link == Link::Dead {
                 // A dead handle answers every call with SessionExpired (S23).
                 slot.conn
@@ -63,15 +83,9 @@ impl<C: Client> World<C> {
                 slot.conn.outbound.push_back(Outgoing::Op { op, request });
             }
         }
-        for event in out.events {
-            log.push(Happening::App { client, event });
-        }
-        if out.session_request == Some(SessionRequest::Close) {
-            let slot = &mut self.clients[client];
-            if slot.link != Link::Dead && !slot.closing {
-                slot.closing = true;
-                slot.conn.outbound.push_back(Outgoing::Close);
-            }
+        if close && slot.link != Link::Dead && !slot.closing {
+            slot.closing = true;
+            slot.conn.outbound.push_back(Outgoing::Close);
         }
     }
 

@@ -133,6 +133,8 @@ impl<C: Client> World<C> {
             self.can_take_request(client),
             "step: Request {{ client: {client} }} is not enabled"
         );
+        // One write access to the slot for the whole request: each copies
+        // the slot if shared and costs atomic reference-count operations.
         let slot = &mut self.clients[client];
         let Link::Connected(server) = slot.link else {
             unreachable!("can_take_request checked the link");
@@ -160,7 +162,6 @@ impl<C: Client> World<C> {
                         Txn::Error(Err(ZkError::SessionExpired))
                     };
                     let zxid = self.log.next_zxid();
-                    let slot = &mut self.clients[client];
                     slot.conn.pending.push_back(Pending::Write {
                         op,
                         zxid,
@@ -169,15 +170,9 @@ impl<C: Client> World<C> {
                     self.commit(txn, origin, session, log);
                 } else if let Op::Sync { .. } = request {
                     let upto = self.log.last_zxid();
-                    self.clients[client]
-                        .conn
-                        .pending
-                        .push_back(Pending::Sync { op, upto });
+                    slot.conn.pending.push_back(Pending::Sync { op, upto });
                 } else {
-                    self.clients[client]
-                        .conn
-                        .pending
-                        .push_back(Pending::Read { op, request });
+                    slot.conn.pending.push_back(Pending::Read { op, request });
                 }
             }
             Outgoing::Close => {
@@ -198,7 +193,10 @@ impl<C: Client> World<C> {
                 }
             }
         }
-        self.answer(client);
+        // A write waits for its server to apply it: nothing to answer yet.
+        if self.can_answer(client) {
+            self.answer(client);
+        }
     }
 
     /// The client handles the next message waiting for it.
