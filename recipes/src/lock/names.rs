@@ -32,14 +32,23 @@ pub fn sequence_of(name: &str) -> Option<i64> {
         _ => false,
     };
     if negative {
-        let value: i64 = name[start..].parse().ok()?;
+        let value = decimal(&bytes[start..]);
         return Some(-value).filter(|v| *v >= i64::from(i32::MIN));
     }
     if digits < 10 {
         return None;
     }
-    let value: i64 = name[bytes.len() - 10..].parse().ok()?;
+    let value = decimal(&bytes[bytes.len() - 10..]);
     Some(value).filter(|v| *v <= i64::from(i32::MAX))
+}
+
+/// The value of at most ten ASCII digits (checked by the caller): the lock
+/// line reads a suffix for every child at every listing, and `str::parse`
+/// would check again what is known.
+fn decimal(digits: &[u8]) -> i64 {
+    digits
+        .iter()
+        .fold(0, |value, &d| value * 10 + i64::from(d - b'0'))
 }
 
 /// The sequence number of `name` if it starts with `prefix` and the rest is
@@ -119,6 +128,39 @@ mod tests {
         assert_eq!(sequence_of("lock--000000005"), Some(-5));
         assert_eq!(sequence_of("lock--2147483648"), Some(-2_147_483_648));
         assert_eq!(sequence_of("-000000001"), Some(-1));
+    }
+
+    /// `sequence_of` as first written, with `str::parse`.
+    fn parsed_sequence_of(name: &str) -> Option<i64> {
+        let bytes = name.as_bytes();
+        let digits = bytes
+            .iter()
+            .rev()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+        let start = bytes.len() - digits;
+        let sign_at = start.checked_sub(1).filter(|&i| bytes[i] == b'-');
+        let negative = match (digits, sign_at) {
+            (9, Some(_)) => true,
+            (10, Some(i)) => i > 0 && bytes[i - 1] == b'-',
+            _ => false,
+        };
+        if negative {
+            let value: i64 = name[start..].parse().ok()?;
+            return Some(-value).filter(|v| *v >= i64::from(i32::MIN));
+        }
+        if digits < 10 {
+            return None;
+        }
+        let value: i64 = name[bytes.len() - 10..].parse().ok()?;
+        Some(value).filter(|v| *v <= i64::from(i32::MAX))
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn reads_what_parsing_reads(name in "[a-z_-]{0,3}-{0,2}[0-9]{0,12}") {
+            proptest::prop_assert_eq!(sequence_of(&name), parsed_sequence_of(&name), "{:?}", name);
+        }
     }
 
     #[test]
