@@ -295,8 +295,9 @@ impl DataTree {
     /// was prepared against another state) fails as `DataTree.processTxn`
     /// would, with the error code and no change.
     pub fn apply(&mut self, zxid: Zxid, time_ms: i64, txn: &Txn) -> (Reply, Vec<Trigger>) {
-        // A create or a delete fires two triggers (the node, its parent).
-        let mut triggers = Vec::with_capacity(2);
+        // Allocated by the first trigger: sessions, checks and failed
+        // requests fire none.
+        let mut triggers = Vec::new();
         let reply = apply::apply(self, zxid, time_ms, txn, &mut triggers);
         if zxid > self.last_zxid {
             self.last_zxid = zxid;
