@@ -36,15 +36,15 @@ fn grew(by: usize) {
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         grew(layout.size());
-        unsafe { mimalloc::MiMalloc.alloc(layout) }
+        unsafe { zkcheck::allocator::Mimalloc.alloc(layout) }
     }
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         grew(layout.size());
-        unsafe { mimalloc::MiMalloc.alloc_zeroed(layout) }
+        unsafe { zkcheck::allocator::Mimalloc.alloc_zeroed(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         ALLOCATED.fetch_sub(layout.size(), Relaxed);
-        unsafe { mimalloc::MiMalloc.dealloc(ptr, layout) }
+        unsafe { zkcheck::allocator::Mimalloc.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         if new_size >= layout.size() {
@@ -52,7 +52,7 @@ unsafe impl GlobalAlloc for Counting {
         } else {
             ALLOCATED.fetch_sub(layout.size() - new_size, Relaxed);
         }
-        unsafe { mimalloc::MiMalloc.realloc(ptr, layout, new_size) }
+        unsafe { zkcheck::allocator::Mimalloc.realloc(ptr, layout, new_size) }
     }
 }
 

@@ -8,7 +8,7 @@
 
 /// The allocator the `zkcheck` binary uses, so that figures match the CLI.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: zkcheck::allocator::Mimalloc = zkcheck::allocator::Mimalloc;
 
 mod reference;
 

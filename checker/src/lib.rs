@@ -13,6 +13,7 @@
 //! - [`cli`]: the `zkcheck` command.
 
 pub mod aim;
+pub mod allocator;
 pub mod check;
 pub mod cli;
 pub mod compare;

@@ -1,8 +1,7 @@
-/// mimalloc instead of the system allocator: exhaustive search copies and
-/// drops millions of small states, a pattern on which glibc's malloc spends
-/// more time consolidating free chunks than the search spends stepping.
+/// mimalloc, through its plain `malloc` path where the alignment allows
+/// (see `zkcheck::allocator`).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: zkcheck::allocator::Mimalloc = zkcheck::allocator::Mimalloc;
 
 fn main() -> std::process::ExitCode {
     zkcheck::cli::main()
