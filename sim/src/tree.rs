@@ -175,8 +175,9 @@ pub struct Trigger {
 /// once held more than 12 ephemerals keeps a larger table, and that table
 /// decides the order of the `NodeDeleted` events its close fires (S24,
 /// `java_order::close_session_order`). An empty set whose table is still
-/// the default is dropped: it orders nothing, and two trees holding the same
-/// nodes must compare equal for the checker's dedup.
+/// the default orders nothing: [`EphemeralIndex`] leaves it out of
+/// equality and hashing, so that two trees holding the same nodes compare
+/// equal for the checker's dedup.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub(crate) struct SessionEphemerals {
     pub(crate) paths: BTreeSet<String>,
@@ -197,6 +198,58 @@ impl SessionEphemerals {
     }
 }
 
+/// `DataTree.ephemerals`: each session's set, by session.
+///
+/// A set that has become what a fresh one would be (emptied, its table
+/// never grown past the default) may stay: a lock holder's only node comes
+/// and goes every round, and removing and re-inserting its session's entry
+/// each time cost more than the rest of the delete. Such an entry orders
+/// nothing, so equality and hashing skip it — a tree that keeps it is the
+/// same state as one that never had it, and hashes as if the map held only
+/// the others.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct EphemeralIndex(pub(crate) BTreeMap<SessionId, SessionEphemerals>);
+
+impl EphemeralIndex {
+    /// The entries that say something (see the type's doc).
+    fn significant(&self) -> impl Iterator<Item = (&SessionId, &SessionEphemerals)> {
+        self.0.iter().filter(|(_, set)| !set.is_default())
+    }
+}
+
+impl std::ops::Deref for EphemeralIndex {
+    type Target = BTreeMap<SessionId, SessionEphemerals>;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for EphemeralIndex {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
+    }
+}
+
+impl PartialEq for EphemeralIndex {
+    fn eq(&self, other: &Self) -> bool {
+        self.significant().eq(other.significant())
+    }
+}
+
+impl Eq for EphemeralIndex {}
+
+impl std::hash::Hash for EphemeralIndex {
+    /// What a `BTreeMap` of the significant entries alone writes (its
+    /// length, then each key and value), so a tree's fingerprint is the one
+    /// it had when such entries were removed.
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_usize(self.significant().count());
+        for entry in self.significant() {
+            entry.hash(state);
+        }
+    }
+}
+
 /// Nodes by path. Shared copy-on-write at two levels — the map and each
 /// node — because the model checker clones trees far more often than it
 /// changes them: a clone costs two reference counts, and the first write to
@@ -209,7 +262,7 @@ pub struct DataTree {
     nodes: Arc<NodeMap>,
     /// Ephemeral paths by owner (`DataTree.ephemerals`), so that closing a
     /// session does not scan the tree.
-    ephemerals: Arc<BTreeMap<SessionId, SessionEphemerals>>,
+    ephemerals: Arc<EphemeralIndex>,
     last_zxid: Zxid,
 }
 

@@ -156,14 +156,11 @@ fn delete_node(
     let node = tree.remove_node(path).ok_or(ZkError::NoNode)?;
     let owner = node.stat.ephemeral_owner;
     if owner != 0 && tree.ephemerals.contains_key(&owner) {
-        let ephemerals = Arc::make_mut(&mut tree.ephemerals);
         // The server keeps the emptied set (and its table): see
-        // `SessionEphemerals`.
-        if let Some(set) = ephemerals.get_mut(&owner) {
+        // `SessionEphemerals`; an emptied default one stays too, ignored
+        // by equality (`EphemeralIndex`).
+        if let Some(set) = Arc::make_mut(&mut tree.ephemerals).get_mut(&owner) {
             set.paths.remove(path);
-            if set.is_default() {
-                ephemerals.remove(&owner);
-            }
         }
     }
     triggers.push(Trigger {

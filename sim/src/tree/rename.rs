@@ -46,7 +46,7 @@ impl Rename for DataTree {
             .collect();
         DataTree {
             nodes: Arc::new(nodes),
-            ephemerals: Arc::new(ephemerals),
+            ephemerals: Arc::new(super::EphemeralIndex(ephemerals)),
             last_zxid: self.last_zxid,
         }
     }
