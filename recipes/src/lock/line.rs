@@ -79,39 +79,32 @@ pub fn judge(
     flaws: Flaws,
 ) -> Judgement {
     let mut leftovers = Vec::new();
-    // Borrowed names: a listing is judged at every wakeup and poll, and
-    // only the node to watch is copied out.
-    let mut line: Vec<&String> = Vec::with_capacity(names.len());
+    // Borrowed names, each with its place in the line: a listing is judged
+    // at every wakeup and poll, and only the node to watch is copied out.
+    // Flaw W1 orders by whole name (every key equal); otherwise by sequence
+    // number, then name, and names without a suffix leave the line (as
+    // `sort_by_sequence`).
+    let mut line: Vec<(i64, &String)> = Vec::with_capacity(names.len());
     for name in names.iter().filter(|n| role.is_lock_node(n)) {
         match own_tag {
             Some(tag) if name != mine && name.starts_with(tag) => leftovers.push(name.clone()),
-            _ => line.push(name),
+            _ if flaws.string_sort => line.push((0, name)),
+            _ => line.extend(sequence_of(name).map(|seq| (seq, name))),
         }
     }
     // Oldest first, whatever order the listing came in: the deletes (and
     // so their zxids) must not depend on the server's hash order of names.
     leftovers.sort_by_key(|name| (sequence_of(name), name.clone()));
-    if flaws.string_sort {
-        line.sort();
-    } else {
-        // As `sort_by_sequence`: by sequence number, then name; names
-        // without a suffix leave the line.
-        let mut keyed: Vec<(i64, &String)> = line
-            .iter()
-            .filter_map(|name| sequence_of(name).map(|seq| (seq, *name)))
-            .collect();
-        keyed.sort();
-        line = keyed.into_iter().map(|(_, name)| name).collect();
-    }
-    let verdict = match line.iter().position(|n| *n == mine) {
+    line.sort();
+    let verdict = match line.iter().position(|(_, n)| *n == mine) {
         None => Verdict::Gone,
         Some(at) => {
             let before = &line[..at];
-            let nearest = before.iter().rev().find(|n| role.is_blocked_by(n));
+            let nearest = before.iter().rev().find(|(_, n)| role.is_blocked_by(n));
             match nearest {
                 None => Verdict::Holds,
-                Some(_) if flaws.watch_lowest => Verdict::Watch(before[0].clone()),
-                Some(pred) => Verdict::Watch((*pred).clone()),
+                Some(_) if flaws.watch_lowest => Verdict::Watch(before[0].1.clone()),
+                Some((_, pred)) => Verdict::Watch((*pred).clone()),
             }
         }
     };
