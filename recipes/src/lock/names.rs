@@ -130,30 +130,20 @@ mod tests {
         assert_eq!(sequence_of("-000000001"), Some(-1));
     }
 
-    /// `sequence_of` as first written, with `str::parse`.
+    /// `sequence_of` from its doc, with `str` searches and `str::parse`:
+    /// the last ten digits, or a sign and nine digits, or a sign after a
+    /// `-` separator and ten digits.
     fn parsed_sequence_of(name: &str) -> Option<i64> {
-        let bytes = name.as_bytes();
-        let digits = bytes
-            .iter()
-            .rev()
-            .take_while(|b| b.is_ascii_digit())
-            .count();
-        let start = bytes.len() - digits;
-        let sign_at = start.checked_sub(1).filter(|&i| bytes[i] == b'-');
-        let negative = match (digits, sign_at) {
-            (9, Some(_)) => true,
-            (10, Some(i)) => i > 0 && bytes[i - 1] == b'-',
-            _ => false,
-        };
+        let head = name.trim_end_matches(|c: char| c.is_ascii_digit());
+        let digits = name.len() - head.len();
+        let negative =
+            (digits == 9 && head.ends_with('-')) || (digits == 10 && head.ends_with("--"));
         if negative {
-            let value: i64 = name[start..].parse().ok()?;
-            return Some(-value).filter(|v| *v >= i64::from(i32::MIN));
+            let value: i64 = name[head.len() - 1..].parse().ok()?;
+            return (value >= i64::from(i32::MIN)).then_some(value);
         }
-        if digits < 10 {
-            return None;
-        }
-        let value: i64 = name[bytes.len() - 10..].parse().ok()?;
-        Some(value).filter(|v| *v <= i64::from(i32::MAX))
+        let value: i64 = name.get(name.len().checked_sub(10)?..)?.parse().ok()?;
+        (digits >= 10 && value <= i64::from(i32::MAX)).then_some(value)
     }
 
     proptest::proptest! {
