@@ -29,7 +29,12 @@ impl<C: Client> World<C> {
                 out.push(Event::Timer { client });
             }
         }
-        for client in clients.clone() {
+        for (client, slot) in self.clients.iter().enumerate() {
+            // Most clients are not looking for a server: asked once per
+            // client, not once per server (`can_connect` asks it too).
+            if !(slot.is_running() && matches!(slot.link, Link::Connecting { .. })) {
+                continue;
+            }
             for server in servers.clone() {
                 if self.can_connect(client, server) {
                     out.push(Event::Connect { client, server });
