@@ -1,6 +1,5 @@
 //! Which events the current state allows, listed in `Event`'s order.
 
-use super::slot::Link;
 use super::{Event, Fault, World};
 use crate::client::Client;
 use crate::ids::{ClientId, ServerId};
@@ -32,7 +31,7 @@ impl<C: Client> World<C> {
         for (client, slot) in self.clients.iter().enumerate() {
             // Most clients are not looking for a server: asked once per
             // client, not once per server (`can_connect` asks it too).
-            if !(slot.is_running() && matches!(slot.link, Link::Connecting { .. })) {
+            if !slot.seeks_server() {
                 continue;
             }
             for server in servers.clone() {
@@ -118,9 +117,7 @@ impl<C: Client> World<C> {
             request: self.can_take_request(client),
             receive: slot.is_running() && !slot.conn.inbound.is_empty(),
             timer: self.timer_due(client),
-            connecting: slot.is_running()
-                && matches!(slot.link, Link::Connecting { .. })
-                && slot.cut.is_none(),
+            connecting: slot.seeks_server(),
             disconnect_pending: slot.disconnect_pending(),
             quiescent: slot.is_quiescent(),
         }

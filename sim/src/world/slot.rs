@@ -96,6 +96,12 @@ impl<C: Client> ClientSlot<C> {
         self.life == Life::Crashed
     }
 
+    /// Running, looking for a server, and not cut off from the network:
+    /// which servers it may connect to is `World::can_connect`'s business.
+    pub fn seeks_server(&self) -> bool {
+        self.is_running() && matches!(self.link, Link::Connecting { .. }) && self.cut.is_none()
+    }
+
     /// Connected to `server` (with `session` as its current session).
     pub fn is_on(&self, server: ServerId) -> bool {
         self.link == Link::Connected(server)

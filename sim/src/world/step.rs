@@ -265,9 +265,7 @@ impl<C: Client> World<C> {
 
     pub(super) fn can_connect(&self, client: ClientId, server: ServerId) -> bool {
         let slot = &self.clients[client];
-        slot.is_running()
-            && matches!(slot.link, Link::Connecting { .. })
-            && slot.cut.is_none()
+        slot.seeks_server()
             && server < self.servers.len()
             // A partitioned follower cannot create or revalidate a session
             // (both go to the leader); a connection attempt there times out.
