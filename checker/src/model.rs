@@ -156,11 +156,15 @@ impl<C: RecipeSet> Model<C> {
     ) -> Result<(), Violation> {
         log.clear();
         crate::panics::catch(|| {
+            let sessions = self.world.next_session_id();
             apply(&mut self.world, log);
             if let Some(aiming) = &mut self.aiming {
                 aiming.roles.observe(log);
             }
-            Arc::make_mut(&mut self.monitors).observe(&self.world, log)?;
+            let sessions_moved = self.world.next_session_id() != sessions;
+            if self.monitors.concerns(log, sessions_moved) {
+                Arc::make_mut(&mut self.monitors).observe(&self.world, log)?;
+            }
             self.judge_invariants()
         })
         .unwrap_or_else(|caught| {

@@ -12,7 +12,7 @@ use std::hash::{Hash, Hasher};
 
 use super::tally::Tally;
 use super::view::{End, View};
-use super::{Monitor, StepLog, Violation};
+use super::{Kinds, Monitor, StepLog, Violation};
 
 /// A user-defined monitor, boxed ([`Custom::new`]). Always hard: its
 /// violations fail the run.
@@ -23,8 +23,20 @@ impl Custom {
         Custom(Box::new(monitor))
     }
 
-    pub(crate) fn observe(&mut self, world: &dyn View, step: &StepLog) -> Result<(), Violation> {
-        self.0.observe(world, step)
+    /// The step, if it holds a kind the monitor reads (`kinds`: the
+    /// step's), else a pass over it ([`Monitor::READS`]).
+    pub(crate) fn observe(
+        &mut self,
+        world: &dyn View,
+        step: &StepLog,
+        kinds: Kinds,
+    ) -> Result<(), Violation> {
+        if kinds.meets(self.0.reads()) {
+            self.0.observe(world, step)
+        } else {
+            self.0.pass(world);
+            Ok(())
+        }
     }
 
     pub(crate) fn finish(&mut self, end: &End) -> Result<(), Violation> {
@@ -39,7 +51,9 @@ impl Custom {
 /// [`Monitor`] with its generic method and its `Clone + Hash + Eq` turned
 /// into methods a box can call.
 trait Erased: Send + Sync {
+    fn reads(&self) -> Kinds;
     fn observe(&mut self, world: &dyn View, step: &StepLog) -> Result<(), Violation>;
+    fn pass(&mut self, world: &dyn View);
     fn finish(&mut self, end: &End) -> Result<(), Violation>;
     fn tally(&self, tally: &mut Tally);
     fn boxed_clone(&self) -> Box<dyn Erased>;
@@ -51,8 +65,14 @@ trait Erased: Send + Sync {
 }
 
 impl<M: Monitor> Erased for M {
+    fn reads(&self) -> Kinds {
+        M::READS
+    }
     fn observe(&mut self, world: &dyn View, step: &StepLog) -> Result<(), Violation> {
         Monitor::observe(self, world, step)
+    }
+    fn pass(&mut self, world: &dyn View) {
+        Monitor::pass(self, world)
     }
     fn finish(&mut self, end: &End) -> Result<(), Violation> {
         Monitor::finish(self, end)

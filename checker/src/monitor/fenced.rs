@@ -17,7 +17,7 @@ use zkrecipes::AppEvent;
 use zksim::{ClientId, Happening};
 
 use super::view::{who, Measured, View};
-use super::{Monitor, Property, StepLog, Tally, Violation};
+use super::{Kinds, Monitor, Property, StepLog, Tally, Violation};
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct FencedMonitor {
@@ -49,6 +49,9 @@ impl FencedMonitor {
 }
 
 impl Monitor for FencedMonitor {
+    /// Only the resource's writes.
+    const READS: Kinds = Kinds::APP;
+
     fn observe<V: View + ?Sized>(&mut self, view: &V, step: &StepLog) -> Result<(), Violation> {
         let mut first = None;
         for happening in step {

@@ -20,7 +20,7 @@ use zkrecipes::AppEvent;
 use zksim::{ClientId, Happening, SessionId};
 
 use super::view::{who, Measured, Sessions, View};
-use super::{Monitor, Property, StepLog, Tally, Violation};
+use super::{Kinds, Monitor, Property, StepLog, Tally, Violation};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct Wait {
@@ -114,6 +114,14 @@ impl FifoMonitor {
 }
 
 impl Monitor for FifoMonitor {
+    /// The line's comings and goings, and sessions that end (their
+    /// clients leave the line).
+    const READS: Kinds = Kinds::APP.union(Kinds::SESSION_ENDED);
+
+    fn pass<V: View + ?Sized>(&mut self, view: &V) {
+        self.sessions.refresh(view);
+    }
+
     fn observe<V: View + ?Sized>(&mut self, view: &V, step: &StepLog) -> Result<(), Violation> {
         self.sessions.refresh(view);
         let mut first = None;

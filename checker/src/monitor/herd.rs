@@ -20,7 +20,7 @@ use zksim::{ClientId, Delivery, Happening};
 
 use super::tally::Histogram;
 use super::view::{who, Measured, View};
-use super::{End, Monitor, Property, StepLog, Tally, Violation};
+use super::{End, Kinds, Monitor, Property, StepLog, Tally, Violation};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct HerdMonitor {
@@ -85,6 +85,10 @@ fn herd_violation(
 }
 
 impl Monitor for HerdMonitor {
+    /// What the wakeup ledger reads (requests, replies and watch events,
+    /// application events) and the latencies (application events).
+    const READS: Kinds = Kinds::SENT.union(Kinds::DELIVERED).union(Kinds::APP);
+
     fn observe<V: View + ?Sized>(&mut self, view: &V, step: &StepLog) -> Result<(), Violation> {
         let mut first = None;
         for happening in step {

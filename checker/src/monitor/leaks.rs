@@ -33,7 +33,7 @@ use zkrecipes::AppEvent;
 use zksim::{ClientId, Delivery, Happening, Op, OpId, SessionId};
 
 use super::view::{is_under, who, End, Measured, Sessions, View};
-use super::{Monitor, Property, StepLog, Tally, Violation};
+use super::{Kinds, Monitor, Property, StepLog, Tally, Violation};
 
 /// What a client counts as its own node right now.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -128,6 +128,16 @@ impl LeakMonitor {
 }
 
 impl Monitor for LeakMonitor {
+    /// Deletes sent and answered, what clients own, sessions that end.
+    const READS: Kinds = Kinds::SENT
+        .union(Kinds::DELIVERED)
+        .union(Kinds::APP)
+        .union(Kinds::SESSION_ENDED);
+
+    fn pass<V: View + ?Sized>(&mut self, view: &V) {
+        self.sessions.refresh(view);
+    }
+
     fn observe<V: View + ?Sized>(&mut self, view: &V, step: &StepLog) -> Result<(), Violation> {
         self.sessions.refresh(view);
         for happening in step {

@@ -27,7 +27,7 @@ use zksim::{ClientId, Happening, SessionId};
 
 use super::view::{who, End, Measured, Sessions, View};
 use super::waitfor::{self, WatchBook};
-use super::{Monitor, Property, StepLog, Tally, Violation};
+use super::{Kinds, Monitor, Property, StepLog, Tally, Violation};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Phase {
@@ -182,6 +182,18 @@ impl LivenessMonitor {
 }
 
 impl Monitor for LivenessMonitor {
+    /// Waiting and holding (application events), sessions that end, and
+    /// what the watch book reads (watching reads sent and answered, watch
+    /// events delivered).
+    const READS: Kinds = Kinds::APP
+        .union(Kinds::SESSION_ENDED)
+        .union(Kinds::SENT)
+        .union(Kinds::DELIVERED);
+
+    fn pass<V: View + ?Sized>(&mut self, view: &V) {
+        self.sessions.refresh(view);
+    }
+
     fn observe<V: View + ?Sized>(&mut self, view: &V, step: &StepLog) -> Result<(), Violation> {
         self.sessions.refresh(view);
         for happening in step {

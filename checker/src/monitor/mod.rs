@@ -81,10 +81,26 @@ pub struct Violation {
 /// nodes), so its logic can be tested on a hand-written [`view::FakeView`]
 /// and works on any recipe type's world alike.
 pub trait Monitor: Clone + Hash + Eq + Debug + Send + Sync + 'static {
+    /// The kinds of happening this monitor reads. A step that holds none
+    /// of them is not shown to [`Monitor::observe`]: the monitor gets
+    /// [`Monitor::pass`] instead. By default a monitor sees every step.
+    const READS: Kinds = Kinds::ALL;
+
     /// Look at what one step did (the world is already after the step).
     /// Process the whole step and return its first violation, so that
     /// figures stay complete when the property is only measured.
     fn observe<V: View + ?Sized>(&mut self, world: &V, step: &StepLog) -> Result<(), Violation>;
+
+    /// A step with no happening of the kinds in [`Monitor::READS`]: do
+    /// what `observe` would have done on it, which cannot break the
+    /// property and must be nothing unless a client's session changed in
+    /// the step (a monitor that mirrors the clients' sessions learns the
+    /// new one here). So a step that holds no kind any monitor reads and
+    /// starts no session is skipped altogether
+    /// ([`MonitorSet::concerns`]). The built-in monitors are held to this
+    /// by a test that runs both on every such step of random runs and
+    /// compares.
+    fn pass<V: View + ?Sized>(&mut self, _world: &V) {}
 
     /// The run ended (no event enabled, or the step bound reached): judge
     /// what can only be judged at the end (liveness, leaks).
@@ -102,6 +118,7 @@ pub mod election;
 pub mod fenced;
 pub mod fifo;
 pub mod herd;
+pub mod kinds;
 pub mod leaks;
 pub mod liveness;
 pub mod mutex;
@@ -116,6 +133,7 @@ pub mod view;
 pub mod waitfor;
 
 pub use custom::Custom;
+pub use kinds::Kinds;
 pub use set::MonitorSet;
 pub use tally::{Histogram, Tally};
 pub use view::{End, View};

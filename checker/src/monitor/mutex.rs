@@ -17,7 +17,7 @@ use zkrecipes::{AppEvent, Family};
 use zksim::{ClientId, Happening};
 
 use super::view::{who, Measured, View};
-use super::{Monitor, Property, StepLog, Tally, Violation};
+use super::{Kinds, Monitor, Property, StepLog, Tally, Violation};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct Hold {
@@ -68,6 +68,10 @@ impl MutexMonitor {
 }
 
 impl Monitor for MutexMonitor {
+    /// Acquisitions and releases, and sessions that end (to tell a stale
+    /// holder in the explanation).
+    const READS: Kinds = Kinds::APP.union(Kinds::SESSION_ENDED);
+
     /// Judge one step's history. Processes the whole step and returns the
     /// first violation in it, so figures stay complete in report-only mode.
     fn observe<V: View + ?Sized>(&mut self, view: &V, step: &StepLog) -> Result<(), Violation> {

@@ -34,7 +34,7 @@ use super::owner::OwnerMonitor;
 use super::queue::QueueMonitor;
 use super::tally::Tally;
 use super::view::{End, Measured, View};
-use super::{Monitor, Property, StepLog, Violation};
+use super::{Kinds, Monitor, Property, StepLog, Violation};
 
 /// Runs `$body` with `$m` bound to every monitor of a [`Monitors`] that is
 /// present, in one fixed order: safety before liveness, so that when
@@ -75,6 +75,23 @@ macro_rules! each {
             $body;
         }
     }};
+}
+
+/// `m` observes `step` if the step holds a kind of happening it reads
+/// ([`Monitor::READS`]), and is passed over it otherwise.
+#[inline(always)]
+fn observe_one<M: Monitor, V: View + ?Sized>(
+    m: &mut M,
+    world: &V,
+    step: &StepLog,
+    kinds: Kinds,
+    out: &mut Vec<Violation>,
+) {
+    if kinds.meets(M::READS) {
+        out.extend(m.observe(world, step).err());
+    } else {
+        m.pass(world);
+    }
 }
 
 /// One group of monitors (each present or not).
@@ -177,8 +194,26 @@ impl Monitors {
         })
     }
 
-    fn observe<V: View + ?Sized>(&mut self, world: &V, step: &StepLog, out: &mut Vec<Violation>) {
-        each!(self, as_mut, |m| out.extend(m.observe(world, step).err()));
+    /// Show the step to each monitor that reads one of its `kinds`; pass
+    /// the others over it.
+    fn observe<V: View + ?Sized>(
+        &mut self,
+        world: &V,
+        step: &StepLog,
+        kinds: Kinds,
+        out: &mut Vec<Violation>,
+    ) {
+        each!(self, as_mut, |m| observe_one(m, world, step, kinds, out));
+    }
+
+    /// The kinds of happening some monitor here reads.
+    fn reads(&self) -> Kinds {
+        fn reads_of<M: Monitor>(_: &M) -> Kinds {
+            M::READS
+        }
+        let mut kinds = Kinds::NONE;
+        each!(self, as_ref, |m| kinds = kinds | reads_of(m));
+        kinds
     }
 
     fn finish(&mut self, end: &End, out: &mut Vec<Violation>) {
@@ -213,6 +248,10 @@ pub struct MonitorSet {
     /// The user's own monitors ([`MonitorSet::with_custom`]): always hard,
     /// so part of the set's identity (and kept by `judge_only`).
     custom: Box<[Custom]>,
+    /// The kinds of happening some monitor of the set reads (all of them
+    /// with user monitors present): a step with none of them, and no new
+    /// session, changes nothing here ([`MonitorSet::concerns`]).
+    reads: Kinds,
 }
 
 impl MonitorSet {
@@ -244,7 +283,36 @@ impl MonitorSet {
             at_start: None,
             scratch: Measured(Vec::new()),
             custom: Box::new([]),
+            reads: Kinds::NONE,
         }
+        .with_reads()
+    }
+
+    /// The set with [`MonitorSet::reads`] worked out again (after a change
+    /// of its monitors).
+    fn with_reads(mut self) -> Self {
+        let measured = self.measured.0.as_ref().map_or(Kinds::NONE, |m| m.reads());
+        self.reads = if self.custom.is_empty() {
+            self.judged.reads() | measured
+        } else {
+            // The set skips no step on a user's word: a user's monitor is
+            // shown every step it reads and passed over the others.
+            Kinds::ALL
+        };
+        self
+    }
+
+    /// Whether `step` must be shown to the set: it holds a kind of
+    /// happening one of the monitors reads, or a client's session changed
+    /// in it (`sessions_moved`: the world's next session id moved; monitors
+    /// that mirror the clients' sessions keep up on every step, see
+    /// [`Monitor::pass`]), or a violation found at the start waits to be
+    /// reported. Otherwise `observe` would only pass every monitor over the
+    /// step, each doing nothing, and the step can be skipped: half the
+    /// steps of a run are the servers' own work, which no built-in monitor
+    /// reads.
+    pub fn concerns(&self, step: &StepLog, sessions_moved: bool) -> bool {
+        sessions_moved || self.at_start.is_some() || Kinds::in_step(step).meets(self.reads)
     }
 
     /// The set with the user's own monitors added. Their violations fail
@@ -252,7 +320,7 @@ impl MonitorSet {
     /// ones of the same step.
     pub fn with_custom(mut self, monitors: &[Custom]) -> Self {
         self.custom = self.custom.iter().chain(monitors).cloned().collect();
-        self
+        self.with_reads()
     }
 
     /// Drop every monitor that only measures, keeping those of the
@@ -266,7 +334,7 @@ impl MonitorSet {
             m
         });
         self.measured.0 = measured.filter(|m| !m.is_empty());
-        self
+        self.with_reads()
     }
 
     /// Whether liveness is judged (a hard property here).
@@ -352,13 +420,14 @@ impl MonitorSet {
         world: &World<C>,
         step: &StepLog,
     ) -> Result<(), Violation> {
-        self.judged.observe(world, step, &mut self.scratch.0);
+        let kinds = Kinds::in_step(step);
+        self.judged.observe(world, step, kinds, &mut self.scratch.0);
         if let Some(m) = self.measured.0.as_mut() {
-            m.observe(world, step, &mut self.scratch.0);
+            m.observe(world, step, kinds, &mut self.scratch.0);
         }
         let before = self.scratch.0.len();
         for m in self.custom.iter_mut() {
-            self.scratch.0.extend(m.observe(world, step).err());
+            self.scratch.0.extend(m.observe(world, step, kinds).err());
         }
         let custom = self.scratch.0.len() - before;
         self.weigh(custom)
@@ -400,3 +469,6 @@ impl MonitorSet {
         f
     }
 }
+
+#[cfg(test)]
+mod tests;
