@@ -95,10 +95,11 @@ pub trait Monitor: Clone + Hash + Eq + Debug + Send + Sync + 'static {
     /// what `observe` would have done on it, which cannot break the
     /// property and must be nothing unless a client's session changed in
     /// the step (a monitor that mirrors the clients' sessions learns the
-    /// new one here). So a step that holds no kind any monitor reads and
-    /// starts no session is skipped altogether
-    /// ([`MonitorSet::concerns`]). The built-in monitors are held to this
-    /// by a test that runs both on every such step of random runs and
+    /// new one here). So where only built-in monitors run, a step that
+    /// holds no kind any of them reads and starts no session is skipped
+    /// altogether ([`MonitorSet::concerns`]; a user's monitor is shown or
+    /// passed over every step). The built-in monitors are held to this by
+    /// a test that runs both on every such step of random runs and
     /// compares.
     fn pass<V: View + ?Sized>(&mut self, _world: &V) {}
 
