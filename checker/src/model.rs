@@ -8,6 +8,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use zkrecipes::{AnyRecipe, AppEvent, RecipeSet};
+use zksim::cow_mut::cow_mut;
 use zksim::fingerprint::{stable_hash, StableHasher};
 use zksim::{Event, Fault, Happening, World};
 
@@ -163,7 +164,7 @@ impl<C: RecipeSet> Model<C> {
             }
             let sessions_moved = self.world.next_session_id() != sessions;
             if self.monitors.concerns(log, sessions_moved) {
-                Arc::make_mut(&mut self.monitors).observe(&self.world, log)?;
+                cow_mut(&mut self.monitors).observe(&self.world, log)?;
             }
             self.judge_invariants()
         })
@@ -180,7 +181,7 @@ impl<C: RecipeSet> Model<C> {
 
     /// The run is over: judge end-of-run properties.
     pub fn finish(&mut self) -> Result<(), Violation> {
-        Arc::make_mut(&mut self.monitors).finish(&self.world)?;
+        cow_mut(&mut self.monitors).finish(&self.world)?;
         self.judge_invariants()
     }
 

@@ -28,6 +28,7 @@ pub use wire::{exceeds_max_buffer, request_len, JUTE_MAX_BUFFER};
 use std::collections::{btree_map, BTreeMap, BTreeSet};
 use std::sync::Arc;
 
+use crate::cow_mut::cow_mut;
 use crate::path::validate_path;
 use crate::proto::{EventType, Op, Reply, Response, SessionId, Stat, ZkError, Zxid};
 
@@ -408,17 +409,15 @@ impl DataTree {
 
     /// A node to change, copied first if another tree shares it.
     fn node_mut(&mut self, path: &str) -> Option<&mut Node> {
-        Arc::make_mut(&mut self.nodes)
-            .get_mut(path)
-            .map(Arc::make_mut)
+        cow_mut(&mut self.nodes).get_mut(path).map(cow_mut)
     }
 
     fn insert_node(&mut self, path: &str, node: Node) {
-        Arc::make_mut(&mut self.nodes).insert(Arc::from(path), Arc::new(node));
+        cow_mut(&mut self.nodes).insert(Arc::from(path), Arc::new(node));
     }
 
     fn remove_node(&mut self, path: &str) -> Option<Arc<Node>> {
-        Arc::make_mut(&mut self.nodes).remove(path)
+        cow_mut(&mut self.nodes).remove(path)
     }
 
     fn contains(&self, path: &str) -> bool {

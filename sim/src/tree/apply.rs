@@ -5,9 +5,9 @@
 //! watch triggers come out in the order the server fires them (S16).
 
 use std::collections::BTreeSet;
-use std::sync::Arc;
 
 use super::{DataTree, Node, Trigger, Txn};
+use crate::cow_mut::cow_mut;
 use crate::path::split;
 use crate::proto::{EventType, Reply, Response, SessionId, Stat, ZkError, Zxid};
 
@@ -119,7 +119,7 @@ fn create_node(
     node.multi_index = multi_index;
     tree.insert_node(path, node);
     if ephemeral_owner != 0 {
-        Arc::make_mut(&mut tree.ephemerals)
+        cow_mut(&mut tree.ephemerals)
             .entry(ephemeral_owner)
             .or_default()
             .insert(path);
@@ -159,7 +159,7 @@ fn delete_node(
         // The server keeps the emptied set (and its table): see
         // `SessionEphemerals`; an emptied default one stays too, ignored
         // by equality (`EphemeralIndex`).
-        if let Some(set) = Arc::make_mut(&mut tree.ephemerals).get_mut(&owner) {
+        if let Some(set) = cow_mut(&mut tree.ephemerals).get_mut(&owner) {
             set.paths.remove(path);
         }
     }
@@ -210,7 +210,7 @@ fn kill_session(
     triggers: &mut Vec<Trigger>,
 ) {
     let mut local: BTreeSet<String> = if tree.ephemerals.contains_key(&session) {
-        Arc::make_mut(&mut tree.ephemerals)
+        cow_mut(&mut tree.ephemerals)
             .remove(&session)
             .map(|set| set.paths)
             .unwrap_or_default()

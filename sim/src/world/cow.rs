@@ -18,6 +18,7 @@ use std::hash::{Hash, Hasher};
 use std::ops::{Index, IndexMut};
 use std::sync::Arc;
 
+use crate::cow_mut::cow_mut;
 use crate::fingerprint::{stable_hash, HashMemo};
 
 /// One element and its remembered hash (invisible to equality).
@@ -92,7 +93,7 @@ impl<T: Clone, const NOTED: bool> IndexMut<usize> for CowVec<T, NOTED> {
         if NOTED {
             super::journal::note(i);
         }
-        let part = Arc::make_mut(&mut self.0[i]);
+        let part = cow_mut(&mut self.0[i]);
         part.hash.clear();
         &mut part.value
     }

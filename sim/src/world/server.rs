@@ -5,6 +5,7 @@ use std::collections::BTreeSet;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
+use crate::cow_mut::cow_mut;
 use crate::fingerprint::{stable_hash, HashMemo};
 use crate::proto::{Reply, SessionId, Tick, WatchedEvent, Zxid};
 use crate::tree::{DataTree, Trigger, Txn};
@@ -63,13 +64,13 @@ impl Server {
         debug_assert_eq!(zxid, self.applied + 1, "servers apply the log in order");
         self.tree_hash.clear();
         self.applied = zxid;
-        Arc::make_mut(&mut self.tree).apply(zxid, time_ms, txn)
+        cow_mut(&mut self.tree).apply(zxid, time_ms, txn)
     }
 
     /// Set a parent's suffix counter (a scenario's starting state, S6).
     pub fn set_seq_counter(&mut self, path: &str, counter: i32) -> bool {
         self.tree_hash.clear();
-        Arc::make_mut(&mut self.tree).set_seq_counter(path, counter)
+        cow_mut(&mut self.tree).set_seq_counter(path, counter)
     }
 
     /// A reconnecting session re-registers its watches here (S25); returns
