@@ -101,12 +101,23 @@ pub enum SessionRequest {
 impl<E> Cx<E> {
     /// A context for one handler call. `next_op` is the client's op counter.
     pub fn new(now: Tick, session: SessionId, next_op: OpId) -> Self {
+        Self::with_sent_buffer(now, session, next_op, Vec::new())
+    }
+    /// [`Cx::new`] collecting sent ops into `sent` (emptied first), a
+    /// buffer the driver reuses from call to call.
+    pub(crate) fn with_sent_buffer(
+        now: Tick,
+        session: SessionId,
+        next_op: OpId,
+        mut sent: Vec<(OpId, Op)>,
+    ) -> Self {
+        sent.clear();
         Cx {
             now,
             read_clock: std::cell::Cell::new(false),
             session,
             next_op,
-            sent: Vec::new(),
+            sent,
             events: Vec::new(),
             timer: TimerRequest::Keep,
             session_request: None,

@@ -158,6 +158,22 @@ pub enum Txn {
     },
 }
 
+impl Txn {
+    /// How many triggers applying this txn fires, to size their vector
+    /// once: two per create or delete (the node's and its parent's), one
+    /// per setData. A close is counted by the ephemerals it lists (a server
+    /// that knows of more deletes those too, and the vector grows).
+    fn trigger_estimate(&self) -> usize {
+        match self {
+            Txn::Create { .. } | Txn::Delete { .. } => 2,
+            Txn::SetData { .. } => 1,
+            Txn::Multi(txns) => txns.iter().map(Txn::trigger_estimate).sum(),
+            Txn::CloseSession { ephemerals, .. } => 2 * ephemerals.len(),
+            Txn::Check { .. } | Txn::Error(_) | Txn::CreateSession { .. } => 0,
+        }
+    }
+}
+
 /// A watch trigger produced by applying a txn: notify `path`'s watchers of `kind`.
 ///
 /// Which watch tables a kind reaches is [`crate::watch::WatchManager`]'s
@@ -349,9 +365,9 @@ impl DataTree {
     /// was prepared against another state) fails as `DataTree.processTxn`
     /// would, with the error code and no change.
     pub fn apply(&mut self, zxid: Zxid, time_ms: i64, txn: &Txn) -> (Reply, Vec<Trigger>) {
-        // Allocated by the first trigger: sessions, checks and failed
-        // requests fire none.
-        let mut triggers = Vec::new();
+        // Sized once for what the txn fires (two per create or delete);
+        // sessions, checks and failed requests fire none and allocate nothing.
+        let mut triggers = Vec::with_capacity(txn.trigger_estimate());
         let reply = apply::apply(self, zxid, time_ms, txn, &mut triggers);
         if zxid > self.last_zxid {
             self.last_zxid = zxid;

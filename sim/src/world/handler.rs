@@ -2,6 +2,8 @@
 //! connection (or straight back as an error when the handle cannot send),
 //! application events into the history, its timer, session requests.
 
+use std::cell::Cell;
+
 use crate::client::{Client, Cx, OpId, SessionRequest, TimerRequest};
 use crate::path::validate_request;
 use crate::proto::{Op, ZkError};
@@ -9,6 +11,14 @@ use crate::proto::{Op, ZkError};
 use super::connection::{Inbound, Outgoing};
 use super::slot::Link;
 use super::{ClientId, ClockRead, Happening, World};
+
+thread_local! {
+    /// The vector the last handler's sent ops went through, emptied, kept
+    /// for the next call on this thread: most handler calls send an op or
+    /// two, and a fresh vector each time was an allocation and a free per
+    /// call. Not part of any world (a buffer's capacity decides nothing).
+    static SPARE_SENT: Cell<Vec<(OpId, Op)>> = const { Cell::new(Vec::new()) };
+}
 
 impl<C: Client> World<C> {
     /// Run one handler of `client` and absorb its output.
@@ -26,7 +36,7 @@ impl<C: Client> World<C> {
         // (slots are shared copy-on-write): one for the handler, one more
         // only if it sent something or asked to close.
         let slot = &mut self.clients[client];
-        let mut cx = Cx::new(self.now, slot.session, slot.next_op);
+        let mut cx = Cx::with_sent_buffer(self.now, slot.session, slot.next_op, SPARE_SENT.take());
         handler(&mut slot.logic, &mut cx);
         let out = cx.into_parts();
         slot.next_op = out.next_op;
@@ -42,25 +52,28 @@ impl<C: Client> World<C> {
             self.reopen(client);
         }
         let close = out.session_request == Some(SessionRequest::Close);
-        if !out.sent.is_empty() || close {
-            self.send(client, out.sent, close, log);
+        let mut sent = out.sent;
+        if !sent.is_empty() || close {
+            self.send(client, &mut sent, close, log);
         }
+        SPARE_SENT.set(sent);
         for event in out.events {
             log.push(Happening::App { client, event });
         }
     }
 
     /// The handler's requests go out (or fail at once) in the order it
-    /// made them, then its `close`, if it asked for one.
+    /// made them, then its `close`, if it asked for one. Leaves `sent`
+    /// empty.
     fn send(
         &mut self,
         client: ClientId,
-        sent: Vec<(OpId, Op)>,
+        sent: &mut Vec<(OpId, Op)>,
         close: bool,
         log: &mut Vec<Happening<C::Event>>,
     ) {
         let slot = &mut self.clients[client];
-        for (op, request) in sent {
+        for (op, request) in sent.drain(..) {
             log.push(Happening::Sent {
                 client,
                 op,
