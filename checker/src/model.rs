@@ -8,7 +8,6 @@ use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use zkrecipes::{AnyRecipe, AppEvent, RecipeSet};
-use zksim::cow_mut::cow_mut;
 use zksim::fingerprint::{stable_hash, StableHasher};
 use zksim::{Event, Fault, Happening, World};
 
@@ -164,7 +163,7 @@ impl<C: RecipeSet> Model<C> {
             }
             let sessions_moved = self.world.next_session_id() != sessions;
             if self.monitors.concerns(log, sessions_moved) {
-                cow_mut(&mut self.monitors).observe(&self.world, log)?;
+                Arc::make_mut(&mut self.monitors).observe(&self.world, log)?;
             }
             self.judge_invariants()
         })
@@ -181,7 +180,7 @@ impl<C: RecipeSet> Model<C> {
 
     /// The run is over: judge end-of-run properties.
     pub fn finish(&mut self) -> Result<(), Violation> {
-        cow_mut(&mut self.monitors).finish(&self.world)?;
+        Arc::make_mut(&mut self.monitors).finish(&self.world)?;
         self.judge_invariants()
     }
 

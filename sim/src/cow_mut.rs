@@ -8,25 +8,38 @@
 //! atomic compare-and-swap every time — a locked instruction, some twenty
 //! cycles, several times a step. [`cow_mut`] asks with two plain loads
 //! first and takes the locked path only when the part may be shared.
+//!
+//! Two loads are not one instant: a `Weak` could be upgraded between them
+//! (or made and left behind by another pointer that then goes), which is
+//! why `make_mut` locks the weak count first. So `cow_mut` is for values
+//! that never have a `Weak`: the private `Arc`s of the tree, the server and
+//! the copy-on-write vector, none of which this crate lends out or
+//! downgrades. (The checker's `Model::monitors` is public, so a user could
+//! hold a `Weak` of it: it stays on `make_mut`.)
 
 use std::sync::atomic::{fence, Ordering};
 use std::sync::Arc;
 
 /// `Arc::make_mut`, minus the atomic read-modify-write when `arc` is the
 /// only pointer to its value.
+///
+/// # Safety
+///
+/// No `Weak` of the value may exist, now or while the returned borrow
+/// lives: the caller never downgrades it and lends the `Arc` to no code
+/// that could.
 #[inline]
-pub fn cow_mut<T: Clone>(arc: &mut Arc<T>) -> &mut T {
-    if Arc::strong_count(arc) == 1 && Arc::weak_count(arc) == 0 {
+pub(crate) unsafe fn cow_mut<T: Clone>(arc: &mut Arc<T>) -> &mut T {
+    if Arc::strong_count(arc) == 1 {
         // Pairs with the release decrement of any other `Arc` of this
         // value that was dropped, as `Arc::drop` and `Arc::get_mut` do:
         // their last uses happen before our writes.
         fence(Ordering::Acquire);
-        // SAFETY: we hold the only strong pointer (`&mut`, so no one else
-        // can clone it while we look) and there is no `Weak` to upgrade
-        // (none exists, and making one needs a strong pointer, which only
-        // we hold). So no other reference to the value can exist for as
-        // long as the returned borrow of `arc` lives — what `get_mut`
-        // checks, read without its compare-and-swap.
+        // SAFETY: we hold the only strong pointer (through `&mut`, so no
+        // one can clone it while the borrow lives), and by the contract
+        // there is no `Weak` that could be upgraded into another. So no
+        // other reference to the value exists while the returned borrow
+        // of `arc` lives: what `get_mut` checks, without its lock.
         unsafe { &mut *Arc::as_ptr(arc).cast_mut() }
     } else {
         copy_out(arc)
@@ -45,28 +58,24 @@ fn copy_out<T: Clone>(arc: &mut Arc<T>) -> &mut T {
 mod tests {
     use super::*;
 
+    // SAFETY (every call below): no test makes a `Weak`.
+
     #[test]
     fn writes_in_place_when_alone_and_copies_when_shared() {
         let mut alone = Arc::new(vec![1]);
         let before = Arc::as_ptr(&alone);
-        cow_mut(&mut alone).push(2);
+        let written = unsafe { cow_mut(&mut alone) };
+        written.push(2);
         assert_eq!(Arc::as_ptr(&alone), before, "not shared: written in place");
         assert_eq!(*alone, vec![1, 2]);
 
         let mut shared = Arc::new(vec![1]);
         let other = Arc::clone(&shared);
-        cow_mut(&mut shared).push(2);
+        let written = unsafe { cow_mut(&mut shared) };
+        written.push(2);
         assert_eq!(*other, vec![1], "the other holder keeps its value");
         assert_eq!(*shared, vec![1, 2]);
         assert!(!Arc::ptr_eq(&shared, &other));
-
-        let mut watched = Arc::new(vec![1]);
-        let weak = Arc::downgrade(&watched);
-        cow_mut(&mut watched).push(2);
-        assert_eq!(*watched, vec![1, 2]);
-        // A `Weak` makes the value shared too: `make_mut` then moves the
-        // value out and the `Weak` can no longer upgrade.
-        assert!(weak.upgrade().is_none());
     }
 
     /// Another thread reads the value and drops its pointer; once the
@@ -83,7 +92,8 @@ mod tests {
             std::thread::yield_now();
         }
         let before = Arc::as_ptr(&mine);
-        cow_mut(&mut mine)[0] = 7;
+        let written = unsafe { cow_mut(&mut mine) };
+        written[0] = 7;
         assert_eq!(Arc::as_ptr(&mine), before, "alone again: written in place");
         assert_eq!(reader.join().unwrap(), 0);
         assert_eq!(mine[0], 7);

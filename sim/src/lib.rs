@@ -13,7 +13,7 @@
 //! have tests named after the rules.
 
 pub mod client;
-pub mod cow_mut;
+mod cow_mut;
 pub mod decimal;
 pub mod demo;
 pub mod fingerprint;

@@ -423,17 +423,36 @@ impl DataTree {
         self.nodes.get(path).map(|n| &**n)
     }
 
+    // The tree's `Arc`s — the node map, each node, the ephemeral index —
+    // never have a `Weak`: they are private, no code downgrades them, and
+    // the tree lends out only references to what they hold. That is the
+    // contract of `cow_mut`, relied on by the three writers below.
+
+    /// The node map to change, copied first if another tree shares it.
+    fn nodes_mut(&mut self) -> &mut NodeMap {
+        // SAFETY: no `Weak` of the map (above).
+        unsafe { cow_mut(&mut self.nodes) }
+    }
+
     /// A node to change, copied first if another tree shares it.
     fn node_mut(&mut self, path: &str) -> Option<&mut Node> {
-        cow_mut(&mut self.nodes).get_mut(path).map(cow_mut)
+        let node = self.nodes_mut().get_mut(path)?;
+        // SAFETY: no `Weak` of a node (above).
+        Some(unsafe { cow_mut(node) })
+    }
+
+    /// The ephemeral index to change, copied first if another tree shares it.
+    pub(crate) fn ephemerals_mut(&mut self) -> &mut EphemeralIndex {
+        // SAFETY: no `Weak` of the index (above).
+        unsafe { cow_mut(&mut self.ephemerals) }
     }
 
     fn insert_node(&mut self, path: &str, node: Node) {
-        cow_mut(&mut self.nodes).insert(Arc::from(path), Arc::new(node));
+        self.nodes_mut().insert(Arc::from(path), Arc::new(node));
     }
 
     fn remove_node(&mut self, path: &str) -> Option<Arc<Node>> {
-        cow_mut(&mut self.nodes).remove(path)
+        self.nodes_mut().remove(path)
     }
 
     fn contains(&self, path: &str) -> bool {

@@ -7,7 +7,6 @@
 use std::collections::BTreeSet;
 
 use super::{DataTree, Node, Trigger, Txn};
-use crate::cow_mut::cow_mut;
 use crate::path::split;
 use crate::proto::{EventType, Reply, Response, SessionId, Stat, ZkError, Zxid};
 
@@ -119,7 +118,7 @@ fn create_node(
     node.multi_index = multi_index;
     tree.insert_node(path, node);
     if ephemeral_owner != 0 {
-        cow_mut(&mut tree.ephemerals)
+        tree.ephemerals_mut()
             .entry(ephemeral_owner)
             .or_default()
             .insert(path);
@@ -159,7 +158,7 @@ fn delete_node(
         // The server keeps the emptied set (and its table): see
         // `SessionEphemerals`; an emptied default one stays too, ignored
         // by equality (`EphemeralIndex`).
-        if let Some(set) = cow_mut(&mut tree.ephemerals).get_mut(&owner) {
+        if let Some(set) = tree.ephemerals_mut().get_mut(&owner) {
             set.paths.remove(path);
         }
     }
@@ -210,7 +209,7 @@ fn kill_session(
     triggers: &mut Vec<Trigger>,
 ) {
     let mut local: BTreeSet<String> = if tree.ephemerals.contains_key(&session) {
-        cow_mut(&mut tree.ephemerals)
+        tree.ephemerals_mut()
             .remove(&session)
             .map(|set| set.paths)
             .unwrap_or_default()

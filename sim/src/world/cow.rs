@@ -93,7 +93,10 @@ impl<T: Clone, const NOTED: bool> IndexMut<usize> for CowVec<T, NOTED> {
         if NOTED {
             super::journal::note(i);
         }
-        let part = cow_mut(&mut self.0[i]);
+        // SAFETY: a part's `Arc` never has a `Weak`: it leaves the vector
+        // only inside `parts::Shared`, whose `Arc` is private, and nothing
+        // in this crate downgrades one.
+        let part = unsafe { cow_mut(&mut self.0[i]) };
         part.hash.clear();
         &mut part.value
     }

@@ -64,13 +64,20 @@ impl Server {
         debug_assert_eq!(zxid, self.applied + 1, "servers apply the log in order");
         self.tree_hash.clear();
         self.applied = zxid;
-        cow_mut(&mut self.tree).apply(zxid, time_ms, txn)
+        self.tree_mut().apply(zxid, time_ms, txn)
     }
 
     /// Set a parent's suffix counter (a scenario's starting state, S6).
     pub fn set_seq_counter(&mut self, path: &str, counter: i32) -> bool {
         self.tree_hash.clear();
-        cow_mut(&mut self.tree).set_seq_counter(path, counter)
+        self.tree_mut().set_seq_counter(path, counter)
+    }
+
+    /// The tree to change, copied first if another world's server shares it.
+    fn tree_mut(&mut self) -> &mut DataTree {
+        // SAFETY: the tree's `Arc` never has a `Weak`: no code downgrades
+        // it, and `tree()` lends the tree, not the `Arc`.
+        unsafe { cow_mut(&mut self.tree) }
     }
 
     /// A reconnecting session re-registers its watches here (S25); returns
