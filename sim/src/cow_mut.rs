@@ -6,16 +6,17 @@
 //! which copies a part that another world still holds. In a random run
 //! nothing is shared after the first write, yet `make_mut` asks with an
 //! atomic compare-and-swap every time — a locked instruction, some twenty
-//! cycles, several times a step. [`cow_mut`] asks with two plain loads
-//! first and takes the locked path only when the part may be shared.
+//! cycles, several times a step. [`cow_mut`] asks with a plain load first
+//! and takes the locked path only when the part may be shared.
 //!
-//! Two loads are not one instant: a `Weak` could be upgraded between them
-//! (or made and left behind by another pointer that then goes), which is
-//! why `make_mut` locks the weak count first. So `cow_mut` is for values
-//! that never have a `Weak`: the private `Arc`s of the tree, the server and
-//! the copy-on-write vector, none of which this crate lends out or
-//! downgrades. (The checker's `Model::monitors` is public, so a user could
-//! hold a `Weak` of it: it stays on `make_mut`.)
+//! A plain load of the strong count cannot see a `Weak` being upgraded
+//! into a second strong pointer meanwhile (nor one made and left behind by
+//! another pointer that then goes), which is why `make_mut` locks the weak
+//! count first. So `cow_mut` is for values that never have a `Weak`: the
+//! private `Arc`s of the tree, the server and the copy-on-write vector,
+//! none of which this crate lends out or downgrades. (The checker's
+//! `Model::monitors` is public, so a user could hold a `Weak` of it: it
+//! stays on `make_mut`.)
 
 use std::sync::atomic::{fence, Ordering};
 use std::sync::Arc;
