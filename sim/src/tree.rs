@@ -442,7 +442,7 @@ impl DataTree {
     }
 
     /// The ephemeral index to change, copied first if another tree shares it.
-    pub(crate) fn ephemerals_mut(&mut self) -> &mut EphemeralIndex {
+    fn ephemerals_mut(&mut self) -> &mut EphemeralIndex {
         // SAFETY: no `Weak` of the index (above).
         unsafe { cow_mut(&mut self.ephemerals) }
     }
