@@ -204,11 +204,21 @@ impl Checks {
                         client,
                         op
                     );
-                    let created: Vec<(String, Zxid)> = match reply {
-                        Ok(Response::Created { path, stat }) => vec![(path.clone(), stat.czxid)],
-                        Ok(Response::Multi(results)) => results
+                    // Only a sequential create's result carries a suffix the
+                    // server handed out: a multi may create a *literal* name
+                    // that merely ends in ten digits beside a sequential one.
+                    let sequential =
+                        |op: &Op| matches!(op, Op::Create { mode, .. } if mode.is_sequential());
+                    let request = request.cloned();
+                    let created: Vec<(String, Zxid)> = match (&request, reply) {
+                        (Some(op), Ok(Response::Created { path, stat })) if sequential(op) => {
+                            vec![(path.clone(), stat.czxid)]
+                        }
+                        (Some(Op::Multi(ops)), Ok(Response::Multi(results))) => ops
                             .iter()
-                            .filter_map(|r| match r {
+                            .zip(results)
+                            .filter(|(op, _)| sequential(op))
+                            .filter_map(|(_, r)| match r {
                                 Ok(Response::Created { path, stat }) => {
                                     Some((path.clone(), stat.czxid))
                                 }
@@ -217,33 +227,23 @@ impl Checks {
                             .collect(),
                         _ => vec![],
                     };
-                    let sequential =
-                        |op: &Op| matches!(op, Op::Create { mode, .. } if mode.is_sequential());
-                    let request = request.cloned();
-                    let seq_request = match &request {
-                        Some(Op::Multi(ops)) => ops.iter().any(sequential),
-                        Some(op) => sequential(op),
-                        None => false,
-                    };
-                    if seq_request {
-                        for (path, czxid) in created {
-                            if let Some((parent, suffix)) = sequential_suffix(&path) {
-                                let per_parent = self.suffixes.entry(parent.clone()).or_default();
-                                prop_assert!(
-                                    per_parent.insert(suffix, czxid).is_none(),
-                                    "suffix {} handed out twice under {}",
-                                    suffix,
-                                    parent
-                                );
-                                // Increasing in creation (zxid) order.
-                                let by_czxid: Vec<Zxid> = per_parent.values().copied().collect();
-                                prop_assert!(
-                                    by_czxid.windows(2).all(|w| w[0] <= w[1]),
-                                    "suffixes under {} not increasing with czxid: {:?}",
-                                    parent,
-                                    per_parent
-                                );
-                            }
+                    for (path, czxid) in created {
+                        if let Some((parent, suffix)) = sequential_suffix(&path) {
+                            let per_parent = self.suffixes.entry(parent.clone()).or_default();
+                            prop_assert!(
+                                per_parent.insert(suffix, czxid).is_none(),
+                                "suffix {} handed out twice under {}",
+                                suffix,
+                                parent
+                            );
+                            // Increasing in creation (zxid) order.
+                            let by_czxid: Vec<Zxid> = per_parent.values().copied().collect();
+                            prop_assert!(
+                                by_czxid.windows(2).all(|w| w[0] <= w[1]),
+                                "suffixes under {} not increasing with czxid: {:?}",
+                                parent,
+                                per_parent
+                            );
                         }
                     }
                 }
@@ -447,4 +447,69 @@ proptest! {
             );
         }
     }
+}
+
+/// The case a random run once found (issue 35, item 15): a multi that
+/// creates the *literal* name `/q/n-0000000001` beside a sequential
+/// `/q/x` whose suffix the server hands out as `0000000001` too. Only the
+/// sequential create's suffix was handed out; the old rule read both as
+/// suffixes and called the simulator wrong. Both directions: the checks
+/// pass this run, and they still catch a suffix really handed out twice.
+#[test]
+fn a_literal_name_ending_in_digits_is_not_a_handed_out_suffix() {
+    let create = |path: &str, mode| Op::Create {
+        path: path.to_string(),
+        data: vec![],
+        mode,
+    };
+    let script = vec![
+        Step::Send(create("/q", CreateMode::Persistent)),
+        Step::Send(Op::Multi(vec![
+            create("/q/n-0000000001", CreateMode::Persistent),
+            create("/q/x", CreateMode::PersistentSequential),
+        ])),
+    ];
+    let config = Config {
+        servers: 1,
+        ..Config::default()
+    };
+    let mut sim = Sim::new(config, vec![Scripted::new(script)]);
+    let mut checks = Checks::default();
+    let start = std::mem::take(&mut sim.log);
+    checks.observe(&sim, &start).expect("start");
+    drain(&mut sim, &mut checks).expect("a literal name is no handed-out suffix");
+    let handed_out: Vec<i64> = checks.suffixes["/q"].keys().copied().collect();
+    assert_eq!(handed_out, vec![1], "only /q/x0000000001 was handed out");
+
+    // The check itself still bites: a second sequential create answered
+    // with the same suffix is reported.
+    let mut twice = Checks::default();
+    let seq = create("/q/x", CreateMode::PersistentSequential);
+    let stat = zksim::Stat {
+        czxid: 7,
+        ..zksim::Stat::default()
+    };
+    let log: Vec<Happening<zksim::script::Observed>> = (0..2u32)
+        .flat_map(|op| {
+            [
+                Happening::Sent {
+                    client: 0,
+                    op,
+                    request: seq.clone(),
+                },
+                Happening::Delivered {
+                    client: 0,
+                    delivery: Delivery::Reply {
+                        op,
+                        reply: Ok(Response::Created {
+                            path: "/q/x0000000001".into(),
+                            stat,
+                        }),
+                    },
+                },
+            ]
+        })
+        .collect();
+    let err = twice.observe(&sim, &log).expect_err("suffix handed out twice");
+    assert!(err.to_string().contains("handed out twice"), "{err}");
 }
