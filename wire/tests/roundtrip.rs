@@ -256,7 +256,6 @@ fn response() -> impl Strategy<Value = (i32, Response)> {
             Just(op::AUTH),
             Just(op::SET_WATCHES),
             Just(op::SET_WATCHES2),
-            Just(op::ADD_WATCH),
             Just(op::REMOVE_WATCHES),
             Just(op::CHECK_WATCHES),
             Just(op::CLOSE_SESSION)
@@ -285,6 +284,7 @@ fn response() -> impl Strategy<Value = (i32, Response)> {
             .prop_map(|(names, stat)| (op::GET_CHILDREN2, Response::Children2 { names, stat })),
         path().prop_map(|path| (op::SYNC, Response::Sync { path })),
         any::<i32>().prop_map(|n| (op::GET_ALL_CHILDREN_NUMBER, Response::Count(n))),
+        any::<i32>().prop_map(|n| (op::ADD_WATCH, Response::Code(n))),
         paths().prop_map(|p| (op::GET_EPHEMERALS, Response::Ephemerals(p))),
         proptest::collection::vec(multi_result, 0..4).prop_map(|r| (op::MULTI, Response::Multi(r))),
         proptest::collection::vec(read_result, 0..4)
