@@ -510,6 +510,8 @@ fn a_literal_name_ending_in_digits_is_not_a_handed_out_suffix() {
             ]
         })
         .collect();
-    let err = twice.observe(&sim, &log).expect_err("suffix handed out twice");
+    let err = twice
+        .observe(&sim, &log)
+        .expect_err("suffix handed out twice");
     assert!(err.to_string().contains("handed out twice"), "{err}");
 }
