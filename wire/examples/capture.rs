@@ -26,6 +26,10 @@ use zkwire::*;
 
 /// Where Debian puts the client library; its manifest names the rest.
 const ZOOKEEPER_JAR: &str = "/usr/share/java/zookeeper.jar";
+/// The relay's frame limit: above ZooKeeper's, to see oversized probes.
+const RELAY_MAX_FRAME: usize = 4 << 20;
+/// Frames longer than this are described in the fixture but not stored.
+const STORED_MAX: usize = 4096;
 /// Keeps the client quiet.
 const SLF4J_NOP: &str = "/usr/share/java/slf4j-nop.jar";
 
@@ -149,7 +153,8 @@ fn start_relay(upstream: SocketAddr, rec: Arc<Recorder>) -> SocketAddr {
 /// completes it is forwarded (so that a reply is never recorded before its
 /// request).
 fn relay(n: usize, mut from: TcpStream, mut to: TcpStream, dir: Dir, rec: &Recorder, conn: &Conn) {
-    let mut frames = FrameReader::default();
+    // Larger than any server accepts, so that oversized probes are seen.
+    let mut frames = FrameReader::new(RELAY_MAX_FRAME);
     let mut first = true;
     let mut buf = [0u8; 65536];
     loop {
@@ -293,7 +298,7 @@ impl Raw {
     fn connect(relay: SocketAddr, req: &ConnectRequest) -> Raw {
         let stream = TcpStream::connect(relay).unwrap();
         stream
-            .set_read_timeout(Some(Duration::from_secs(5)))
+            .set_read_timeout(Some(Duration::from_secs(1)))
             .unwrap();
         let mut raw = Raw {
             stream,
@@ -350,42 +355,156 @@ fn drain(raw: &mut Raw) {
     while raw.recv().is_some() {}
 }
 
+/// Sends `body` as the first request of a new session, then a getData and a
+/// closeSession, reading whatever comes back: whether the server answers the
+/// probe, and whether the connection survives it.
+fn probe(relay: SocketAddr, body: &[u8]) {
+    let (mut raw, _) = raw_session(relay);
+    raw.send(body);
+    let _ = raw.recv();
+    let get = Request::GetData {
+        path: "/golden".into(),
+        watch: false,
+    };
+    let _ = raw.request(2, op::GET_DATA, &get);
+    let _ = raw.request(3, op::CLOSE_SESSION, &Request::CloseSession);
+    drain(&mut raw);
+}
+
+/// Sends raw bytes (no framing) after a handshake and reads until closed.
+fn probe_unframed(relay: SocketAddr, bytes: &[u8]) {
+    let (mut raw, _) = raw_session(relay);
+    let _ = raw.stream.write_all(bytes);
+    drain(&mut raw);
+}
+
+/// The probes no Java 3.8 client sends: (step name, request frame body).
+fn probes() -> Vec<(&'static str, Vec<u8>)> {
+    let req = |code: i32, r: Request| encode_request(&RequestHeader { xid: 1, op: code }, &r);
+    let header = |w: &mut jute::Writer, code: i32| {
+        RequestHeader { xid: 1, op: code }.write(w);
+    };
+    let mut out = vec![
+        (
+            "a standalone check that holds (check)",
+            req(
+                op::CHECK,
+                Request::Check {
+                    path: "/".into(),
+                    version: 0,
+                },
+            ),
+        ),
+        (
+            "a standalone check with a stale version (check)",
+            req(
+                op::CHECK,
+                Request::Check {
+                    path: "/golden".into(),
+                    version: 0,
+                },
+            ),
+        ),
+        (
+            "whoAmI, which no Java 3.8 client sends (whoAmI)",
+            req(op::WHO_AM_I, Request::WhoAmI),
+        ),
+        (
+            "an unknown opcode 999 with an empty body",
+            req(999, Request::Unknown { op: 999 }),
+        ),
+        (
+            "a multi holding a getData (multi)",
+            req(
+                op::MULTI,
+                Request::Multi(vec![MultiOp {
+                    op: op::GET_DATA,
+                    request: Request::GetData {
+                        path: "/golden".into(),
+                        watch: false,
+                    },
+                }]),
+            ),
+        ),
+        (
+            "a reconfig to a standalone server (reconfig)",
+            req(
+                op::RECONFIG,
+                Request::Reconfig {
+                    joining: None,
+                    leaving: Some("2".into()),
+                    new_members: None,
+                    cur_config_id: -1,
+                },
+            ),
+        ),
+    ];
+    let mut w = jute::Writer::new();
+    header(&mut w, op::GET_DATA);
+    w.int(-1).bool(false);
+    out.push(("a getData with a null path (getData)", w.into_bytes()));
+    let mut w = jute::Writer::new();
+    header(&mut w, op::GET_DATA);
+    w.bytes(b"/gold\xffen").bool(false);
+    out.push((
+        "a getData whose path is not UTF-8 (getData)",
+        w.into_bytes(),
+    ));
+    let mut body = req(
+        op::GET_DATA,
+        Request::GetData {
+            path: "/golden".into(),
+            watch: false,
+        },
+    );
+    body.extend_from_slice(&[0xde, 0xad]);
+    out.push(("a getData with 2 trailing bytes (getData)", body));
+    let mut w = jute::Writer::new();
+    header(&mut w, op::GET_DATA);
+    w.int(0x7fff_0000);
+    out.push((
+        "a getData whose path length is past the frame (getData)",
+        w.into_bytes(),
+    ));
+    // setData bodies just past the default jute.maxbuffer (0xfffff): where
+    // exactly does the server draw the line?
+    for past in [0, 1, 1024, 4096] {
+        let target = DEFAULT_MAX_FRAME + past;
+        // A node no later step reads. Header 8, path 4 + 13, data
+        // length 4, version 4.
+        let data = vec![b'x'; target - 33];
+        let body = req(
+            op::SET_DATA,
+            Request::SetData {
+                path: "/golden/later".into(),
+                data: Some(data),
+                version: -1,
+            },
+        );
+        assert_eq!(body.len(), target);
+        let name: &'static str = Box::leak(
+            format!("a setData frame of 0xfffff + {past} bytes (setData)").into_boxed_str(),
+        );
+        out.push((name, body));
+    }
+    out
+}
+
 fn raw_requests(relay: SocketAddr, rec: &Recorder) {
     let get = Request::GetData {
         path: "/golden".into(),
         watch: false,
     };
 
-    rec.set_step("raw: a standalone check that holds (check; 3.8 sends no reply)");
-    let (mut raw, _) = raw_session(relay);
-    let root = Request::Check {
-        path: "/".into(),
-        version: 0,
-    };
-    let _ = raw.request(1, op::CHECK, &root);
-    drain(&mut raw);
+    for (name, body) in probes() {
+        rec.set_step(&format!("raw: {name}"));
+        probe(relay, &body);
+    }
 
-    rec.set_step("raw: a standalone check with a stale version (check)");
-    let (mut raw, _) = raw_session(relay);
-    let check = Request::Check {
-        path: "/golden".into(),
-        version: 0,
-    };
-    let _ = raw.request(1, op::CHECK, &check);
-    let _ = raw.request(2, op::GET_DATA, &get);
-    drain(&mut raw);
-
-    rec.set_step("raw: whoAmI, which no Java 3.8 client sends (whoAmI)");
-    let (mut raw, _) = raw_session(relay);
-    let _ = raw.request(1, op::WHO_AM_I, &Request::WhoAmI);
-    let _ = raw.request(2, op::GET_DATA, &get);
-    drain(&mut raw);
-
-    rec.set_step("raw: an unknown opcode 999 with an empty body");
-    let (mut raw, _) = raw_session(relay);
-    let _ = raw.request(1, 999, &Request::Unknown { op: 999 });
-    let _ = raw.request(2, op::GET_DATA, &get);
-    drain(&mut raw);
+    rec.set_step("raw: a negative frame length after the handshake");
+    probe_unframed(relay, &(-1i32).to_be_bytes());
+    rec.set_step("raw: a four-letter word after the handshake");
+    probe_unframed(relay, b"ruok");
 
     rec.set_step("raw: a getData whose path is not absolute (getData)");
     let (mut raw, hello) = raw_session(relay);
@@ -455,7 +574,14 @@ fn render(events: &[Event]) -> String {
                 ..
             } => {
                 let d = if *dir == Dir::ToServer { "c2s" } else { "s2c" };
-                s.push_str(&format!("## {summary}\n{d} {conn} {op} {}\n", hex(body)));
+                if body.len() > STORED_MAX {
+                    s.push_str(&format!(
+                        "## {summary}\n# {d} {conn} {op}: a {}-byte body, not stored\n",
+                        body.len()
+                    ));
+                } else {
+                    s.push_str(&format!("## {summary}\n{d} {conn} {op} {}\n", hex(body)));
+                }
             }
             Event::Closed {
                 conn,
