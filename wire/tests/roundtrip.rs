@@ -124,9 +124,11 @@ fn frame_reader_refuses_lengths_out_of_range() {
             offset: 0
         })
     );
-    // The error sticks: the stream has no next frame boundary.
+    // The error sticks: the stream has no next frame boundary, and what
+    // arrives after it is not kept.
     reader.push(&[0; 17]);
     assert!(reader.pop().is_err());
+    assert_eq!(reader.buffered(), 0);
 
     let mut reader = FrameReader::default();
     reader.push(&write_frame(b"ok"));
