@@ -190,6 +190,8 @@ pub struct Running {
     events: Vec<Value>,
     noise: Vec<String>,
     stderr: Arc<Mutex<String>>,
+    /// Closed by the stderr reader when the app's stderr ends.
+    stderr_done: Receiver<()>,
     started: Instant,
     /// The exit status, once seen.
     status: Option<ExitStatus>,
@@ -211,12 +213,16 @@ impl Running {
         let stdout = child.stdout.take();
         let stderr_pipe = child.stderr.take();
         let stderr = Arc::new(Mutex::new(String::new()));
+        let (stderr_ended, stderr_done) = mpsc::channel::<()>();
         if let Some(stdout) = stdout {
             thread::spawn(move || read_events(stdout, &send));
         }
         if let Some(pipe) = stderr_pipe {
             let kept = stderr.clone();
-            thread::spawn(move || keep_tail(pipe, &kept));
+            thread::spawn(move || {
+                keep_tail(pipe, &kept);
+                drop(stderr_ended);
+            });
         }
         Ok(Running {
             name: command.name.clone(),
@@ -225,6 +231,7 @@ impl Running {
             events: Vec::new(),
             noise: Vec::new(),
             stderr,
+            stderr_done,
             started: Instant::now(),
             status: None,
         })
@@ -297,8 +304,9 @@ impl Running {
             self.kill();
             return Err(self.timed_out("exit", limit));
         };
-        // The stderr reader ends with the process; give it a moment.
-        thread::sleep(Duration::from_millis(20));
+        // The stderr reader ends with the process (bounded: a grandchild
+        // could keep the pipe open).
+        let _ = self.stderr_done.recv_timeout(Duration::from_secs(1));
         Ok(Finished {
             name: self.name.clone(),
             status,

@@ -125,7 +125,7 @@ fn lock_expired_while_held(ignore_lost: bool) -> Option<zkapps::Finished> {
     });
     let mut command = kazoo
         .app("lock.py", &proxy.connect_string())
-        .args(["--threads", "1", "--increments", "2", "--hold-ms", "4000"])
+        .args(["--threads", "1", "--increments", "2", "--hold-ms", "6000"])
         .args(["--session-timeout-ms", &EXPIRING_SESSION_MS.to_string()])
         .args([
             "--lock",
@@ -192,4 +192,34 @@ fn a_hanging_app_is_killed() {
         .unwrap_err();
     assert!(matches!(err, zkapps::AppError::TimedOut { .. }), "{err}");
     assert!(started.elapsed() < Duration::from_secs(10));
+}
+
+/// The other direction: a dropped connection is not an expiry. The
+/// session survives, the library reports SUSPENDED then CONNECTED, never
+/// LOST, and the observer, waiting for a LOST that never comes, gives up
+/// at its deadline with exit 1 — so the expiry checks above can fail.
+#[test]
+fn a_dropped_connection_is_suspended_then_reconnected_not_lost() {
+    let (Some(server), Some(kazoo)) = (shared_server(), kazoo()) else {
+        return;
+    };
+    let proxy = proxy_for(&server);
+    let mut app = kazoo
+        .app("expiry.py", &proxy.connect_string())
+        .args(["--session-timeout-ms", "4000", "--deadline-s", "5"])
+        .args(["--path", &unique("kazoo-drop")])
+        .spawn()
+        .unwrap();
+    app.wait_for("ready", EARLY_LIMIT, |e| e["ev"] == "ready")
+        .unwrap();
+    proxy.drop_connections();
+    let done = app.finish(APP_LIMIT).unwrap();
+    let story = done.story();
+    assert_eq!(done.status.code(), Some(1), "{story}");
+    assert_eq!(
+        after_first_connect(states(&done.events, None)),
+        ["SUSPENDED", "CONNECTED"],
+        "{story}"
+    );
+    assert!(named(&done.events, "new_session").is_empty(), "{story}");
 }
