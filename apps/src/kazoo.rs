@@ -17,6 +17,12 @@ impl Kazoo {
     /// python3 (or `$ZKAPPS_PYTHON`) with kazoo importable, or why not.
     pub fn find() -> Result<Kazoo, Unavailable> {
         let python = match std::env::var_os(PYTHON_ENV) {
+            Some(p) if !PathBuf::from(&p).is_file() => {
+                return Err(Unavailable::NotInstalled {
+                    what: "python3".into(),
+                    reason: format!("{PYTHON_ENV}={} is not a file", PathBuf::from(p).display()),
+                })
+            }
             Some(p) => PathBuf::from(p),
             None => {
                 tools::find_program("python3", false).ok_or_else(|| Unavailable::NotInstalled {

@@ -168,7 +168,8 @@ pub(crate) fn probe(what: &str, program: &Path, args: &[&str]) -> Result<String,
                 program.display(),
                 args.join(" "),
                 done.status,
-                done.stderr.trim()
+                // A traceback's last line says what is missing.
+                done.stderr.trim().lines().last().unwrap_or("")
             ),
         });
     }
