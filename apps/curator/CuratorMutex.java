@@ -1,0 +1,168 @@
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.recipes.locks.InterProcessMutex;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * Curator's {@code InterProcessMutex} guarding version-checked increments
+ * of a resource, like kazoo/lock.py and printing the same events.
+ *
+ * <p>Each of {@code --threads} workers has its own client (its own
+ * session) and does {@code --increments} increments of the integer in
+ * {@code --resource}, each under the mutex on {@code --lock}. By default a
+ * worker's connection-state listener makes it stop work on SUSPENDED or
+ * LOST: an increment whose lock hold saw either is abandoned. With
+ * {@code --ignore-lost} the worker never acts on connection states (it
+ * still prints them) — the twin without the listener's protection.
+ * {@code --hold-ms} makes each worker's first increment sleep between its
+ * read and its write: a window for a harness to inject a fault.
+ */
+public final class CuratorMutex {
+    public static void main(String[] argv) throws Exception {
+        Emit.Args args = new Emit.Args(argv);
+        Emit.watchdog(args.deadlineS());
+        int threads = args.getInt("threads", 5);
+        String resource = args.get("resource", "/R");
+        List<Worker> workers = new ArrayList<>();
+        for (int i = 0; i < threads; i++) {
+            workers.add(new Worker(i, args));
+        }
+        CuratorFramework setup = workers.get(0).zk;
+        try {
+            setup.create().creatingParentsIfNeeded().forPath(resource, bytes("0"));
+        } catch (KeeperException.NodeExistsException e) {
+            // A resource left by an earlier run: counting goes on from it.
+        }
+        Emit.emit("ready");
+        List<Thread> running = new ArrayList<>();
+        for (Worker w : workers) {
+            Thread t = new Thread(w::run, "worker-" + w.index);
+            t.start();
+            running.add(t);
+        }
+        for (Thread t : running) {
+            t.join();
+        }
+        int value = Integer.parseInt(new String(setup.getData().forPath(resource), StandardCharsets.UTF_8));
+        int done = workers.stream().mapToInt(w -> w.done).sum();
+        Emit.emit("final", "value", value, "increments", done);
+        for (Worker w : workers) {
+            w.stop();
+        }
+        Emit.emit("done");
+        System.exit(0);
+    }
+
+    static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    static final class Worker {
+        final int index;
+        final CuratorFramework zk;
+        private final Emit.Args args;
+        /** Bumped on every SUSPENDED or LOST. */
+        private final AtomicInteger interruptions = new AtomicInteger();
+        private final boolean careful;
+        private final ConnectionStateListener listener;
+        int done;
+        private boolean heldOnce;
+
+        Worker(int index, Emit.Args args) throws Exception {
+            this.index = index;
+            this.args = args;
+            this.careful = !args.flag("ignore-lost");
+            this.zk = Emit.client(args);
+            Emit.emit("session", "worker", index, "id", Emit.sessionHex(zk));
+            listener = (client, state) -> {
+                if (state == ConnectionState.SUSPENDED
+                        || state == ConnectionState.LOST) {
+                    interruptions.incrementAndGet();
+                }
+                Emit.emit("state", "worker", index, "state", state.name());
+            };
+            zk.getConnectionStateListenable().addListener(listener);
+        }
+
+        void run() {
+            int increments = args.getInt("increments", 20);
+            InterProcessMutex mutex = new InterProcessMutex(zk, args.get("lock", "/L"));
+            while (done < increments) {
+                try {
+                    if (!mutex.acquire(args.deadlineS(), TimeUnit.SECONDS)) {
+                        Emit.fail("worker " + index + ": lock not acquired in time");
+                    }
+                } catch (Exception e) {
+                    Emit.emit("retry", "worker", index, "reason", e.getClass().getSimpleName());
+                    pause(50);
+                    continue;
+                }
+                int seen = interruptions.get();
+                Emit.emit("acquired", "worker", index);
+                try {
+                    increment(seen);
+                } catch (Exception e) {
+                    Emit.emit("retry", "worker", index, "reason", e.getClass().getSimpleName());
+                } finally {
+                    try {
+                        mutex.release();
+                    } catch (Exception e) {
+                        // The session that held it is gone: so is the lock node.
+                    }
+                    Emit.emit("released", "worker", index);
+                }
+            }
+        }
+
+        private void increment(int seen) throws Exception {
+            String resource = args.get("resource", "/R");
+            Stat stat = new Stat();
+            byte[] data = zk.getData().storingStatIn(stat).forPath(resource);
+            int read = Integer.parseInt(new String(data, StandardCharsets.UTF_8));
+            Emit.emit("read", "worker", index, "value", read);
+            if (!heldOnce) {
+                // A window for a harness to inject a fault while the lock is held.
+                pause(args.getInt("hold-ms", 0));
+                heldOnce = true;
+            }
+            if (careful && interruptions.get() != seen) {
+                Emit.emit("abandon", "worker", index);
+                return;
+            }
+            int value = read + 1;
+            try {
+                zk.setData().withVersion(stat.getVersion()).forPath(resource, bytes(Integer.toString(value)));
+            } catch (KeeperException.BadVersionException e) {
+                Emit.emit("conflict", "worker", index);
+                return;
+            }
+            Emit.emit("write", "worker", index, "value", value);
+            done++;
+        }
+
+        void stop() {
+            // Closing is not news.
+            zk.getConnectionStateListenable().removeListener(listener);
+            zk.close();
+        }
+
+        private static void pause(int ms) {
+            if (ms <= 0) {
+                return;
+            }
+            try {
+                Thread.sleep(ms);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

@@ -1,0 +1,133 @@
+"""kazoo's `Lock` guarding version-checked increments of a resource.
+
+Each of --threads workers has its own session (its own KazooClient) and
+does --increments increments of the integer in --resource, each one under
+the lock: read the value, then write value+1 with the version read.
+
+By default a worker stops work on SUSPENDED or LOST: if its connection
+was interrupted while it held the lock, it abandons that increment
+(releases, re-acquires, reads again). With --ignore-lost it carries on as
+if nothing happened — the classic bug: after an expiry kazoo reconnects
+with a new session, the lock node is gone, and the worker still writes.
+
+Events: session, state (with the worker), acquired, read (the value
+read under the lock), write (the value
+written), abandon, conflict (a version check failed: someone else wrote
+while this worker held the lock), released, final (the resource's value
+at the end). Exit 0 once every worker has done its increments.
+"""
+
+import threading
+import time
+
+from kazoo.exceptions import BadVersionError, KazooException, NoNodeError, NodeExistsError
+
+from zkapp import client, emit, fail, parser, session_hex, state_name, watchdog
+
+
+class Worker:
+    def __init__(self, index, args):
+        self.index = index
+        self.args = args
+        # Bumped by the state listener on every SUSPENDED or LOST: a worker
+        # that sees it change while holding the lock no longer trusts it.
+        self.interruptions = 0
+        self.done = 0
+        self.held_once = False
+        self.zk = client(args)
+        emit("session", worker=index, id=session_hex(self.zk))
+        self.zk.add_listener(self.on_state)
+
+    def on_state(self, state):
+        name = state_name(state)
+        if name in ("SUSPENDED", "LOST"):
+            self.interruptions += 1
+        emit("state", worker=self.index, state=name)
+
+    def run(self):
+        args = self.args
+        while self.done < args.increments:
+            lock = self.zk.Lock(args.lock, identifier="worker-%d" % self.index)
+            try:
+                if not lock.acquire(timeout=args.deadline_s):
+                    fail("worker %d: lock not acquired in time" % self.index)
+            except KazooException as e:
+                emit("retry", worker=self.index, reason=type(e).__name__)
+                time.sleep(0.05)
+                continue
+            seen = self.interruptions
+            emit("acquired", worker=self.index)
+            try:
+                self.increment(seen)
+            except KazooException as e:
+                emit("retry", worker=self.index, reason=type(e).__name__)
+            finally:
+                try:
+                    lock.release()
+                except KazooException:
+                    pass
+                emit("released", worker=self.index)
+
+    def increment(self, seen):
+        data, stat = self.zk.get(self.args.resource)
+        emit("read", worker=self.index, value=int(data))
+        if self.args.hold_ms and not self.held_once:
+            time.sleep(self.args.hold_ms / 1000.0)
+        self.held_once = True
+        if not self.args.ignore_lost and self.interruptions != seen:
+            emit("abandon", worker=self.index)
+            return
+        value = int(data) + 1
+        try:
+            self.zk.set(self.args.resource, str(value).encode(), version=stat.version)
+        except BadVersionError:
+            emit("conflict", worker=self.index)
+            return
+        emit("write", worker=self.index, value=value)
+        self.done += 1
+
+    def stop(self):
+        # Closing reports LOST too: that one is not news.
+        self.zk.remove_listener(self.on_state)
+        self.zk.stop()
+        self.zk.close()
+
+
+def main():
+    p = parser(__doc__)
+    p.add_argument("--threads", type=int, default=5)
+    p.add_argument("--increments", type=int, default=20)
+    p.add_argument("--lock", default="/L")
+    p.add_argument("--resource", default="/R")
+    p.add_argument("--hold-ms", type=int, default=0,
+                   help="on a worker's first increment, sleep this long between reading "
+                        "and writing the resource (a window for a harness to inject a fault "
+                        "while the lock is held)")
+    p.add_argument("--ignore-lost", action="store_true",
+                   help="keep working through SUSPENDED and LOST (the buggy twin)")
+    args = p.parse_args()
+    watchdog(args.deadline_s)
+    workers = [Worker(i, args) for i in range(args.threads)]
+    setup = workers[0].zk
+    try:
+        setup.create(args.resource, b"0", makepath=True)
+    except NodeExistsError:
+        pass
+    emit("ready")
+    threads = [threading.Thread(target=w.run, daemon=True) for w in workers]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    try:
+        data, _ = setup.get(args.resource)
+    except (KazooException, NoNodeError) as e:
+        fail("reading %s at the end: %r" % (args.resource, e))
+    emit("final", value=int(data), increments=sum(w.done for w in workers))
+    for w in workers:
+        w.stop()
+    emit("done")
+
+
+if __name__ == "__main__":
+    main()
