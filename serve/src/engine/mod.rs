@@ -480,13 +480,11 @@ impl Engine {
         }
     }
 
-    /// `UnimplementedRequestProcessor`: an Unimplemented reply, then close.
+    /// `UnimplementedRequestProcessor`: an Unimplemented reply with the
+    /// unprocessed request's zxid, -1 (as the real 3.8.0 server answers
+    /// opcode 999 in the codec's golden frames), then close.
     fn unsupported(&mut self, conn: ConnId, xid: i32, opcode: i32, out: &mut Vec<Output>) {
-        let zxid = self
-            .conns
-            .get(&conn)
-            .map_or(0, |c| self.world.applied_zxid(c.server));
-        self.reply(conn, xid, zxid, ZkError::Unimplemented.code(), None, out);
+        self.reply(conn, xid, -1, ZkError::Unimplemented.code(), None, out);
         self.close(conn, CloseReason::Unsupported(opcode), out);
     }
 

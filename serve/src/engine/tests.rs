@@ -219,7 +219,7 @@ fn hostile_frames_close_only_their_connection() {
         data: write_frame(&[0, 0, 0, 5, 0, 0, 0x03, 0xe7]),
     });
     let (hdr, _) = decode_reply(op::EXISTS, &Harness::sent(&out, 20)[0]).unwrap();
-    assert_eq!((hdr.xid, hdr.err), (5, -6));
+    assert_eq!((hdr.xid, hdr.zxid, hdr.err), (5, -1, -6));
     assert_eq!(
         Harness::closed(&out, 20),
         Some(&CloseReason::Unsupported(999))
