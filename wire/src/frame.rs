@@ -81,14 +81,27 @@ impl FrameReader {
         self.buf.len() - self.start
     }
 
-    /// Adds received bytes.
+    /// Adds received bytes. After a [`FrameError`] they are dropped: the
+    /// stream is over, and a driver that keeps reading must not make the
+    /// reader grow.
     pub fn push(&mut self, bytes: &[u8]) {
+        if self.failed.is_some() {
+            return;
+        }
         if self.start > 0 && self.start >= self.buf.len() / 2 {
             self.buf.drain(..self.start);
             self.consumed += self.start as u64;
             self.start = 0;
         }
         self.buf.extend_from_slice(bytes);
+    }
+
+    /// Ends the stream: keeps the error, frees what was buffered.
+    fn fail(&mut self, e: FrameError) -> FrameError {
+        self.failed = Some(e);
+        self.buf = Vec::new();
+        self.start = 0;
+        e
     }
 
     /// The next whole frame body, `Ok(None)` if it has not all arrived, or
@@ -104,9 +117,9 @@ impl FrameReader {
         let len = i32::from_be_bytes([prefix[0], prefix[1], prefix[2], prefix[3]]);
         let offset = self.consumed + self.start as u64;
         let body_len = match usize::try_from(len) {
-            Err(_) => return Err(*self.failed.insert(FrameError::Negative { len, offset })),
+            Err(_) => return Err(self.fail(FrameError::Negative { len, offset })),
             Ok(n) if n > self.max => {
-                return Err(*self.failed.insert(FrameError::TooLarge {
+                return Err(self.fail(FrameError::TooLarge {
                     len,
                     max: self.max,
                     offset,

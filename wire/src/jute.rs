@@ -146,7 +146,12 @@ impl<'a> Reader<'a> {
         let Some(count) = self.length(field, min_item.max(1))? else {
             return Err(DecodeError::new(at, field, DecodeErrorKind::BadLength(-1)));
         };
-        let mut out = Vec::with_capacity(count);
+        // `count` fits the bytes left at `min_item` bytes each, but an item
+        // can be larger in memory than on the wire (a `String` is 24 bytes
+        // for a 4-byte empty string): reserve no more than the bytes left,
+        // and let items that really are there grow the vector.
+        let per_item = std::mem::size_of::<T>().max(1);
+        let mut out = Vec::with_capacity(count.min(self.remaining() / per_item));
         for _ in 0..count {
             out.push(item(self)?);
         }

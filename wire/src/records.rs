@@ -169,6 +169,13 @@ impl RequestHeader {
     pub fn write(&self, w: &mut Writer) {
         w.int(self.xid).int(self.op);
     }
+
+    /// The header of a request frame body, without decoding the rest: what
+    /// a server needs to answer a request whose body it cannot decode (the
+    /// real server answers MARSHALLINGERROR, −5, to such a body).
+    pub fn peek(body: &[u8]) -> Result<RequestHeader, DecodeError> {
+        RequestHeader::read(&mut Reader::new(body))
+    }
 }
 
 impl ReplyHeader {

@@ -143,10 +143,6 @@ pub struct MultiOp {
     pub request: Request,
 }
 
-/// The smallest encoding of one multi op: a MultiHeader (9 bytes) and a
-/// 4-byte path length.
-const MIN_MULTI_OP: usize = 13;
-
 /// Decodes a request frame body (after the handshake).
 pub fn decode_request(body: &[u8]) -> Result<(RequestHeader, Request), DecodeError> {
     let mut r = Reader::new(body);
@@ -314,17 +310,9 @@ fn read_multi(
                 DecodeErrorKind::UnknownOp(h.op),
             ));
         }
-        // Each op takes at least MIN_MULTI_OP bytes, so the list cannot
-        // outgrow the frame.
-        if r.remaining() < MIN_MULTI_OP - 9 {
-            return Err(r.error(
-                "multi op",
-                DecodeErrorKind::Truncated {
-                    needed: MIN_MULTI_OP - 9,
-                    available: r.remaining(),
-                },
-            ));
-        }
+        // Every op reads at least a header and a path length (13 bytes)
+        // before it is kept, so the list cannot outgrow the frame; and no
+        // allowed op is itself a multi, so there is no recursion.
         let request = read_body(r, h.op)?;
         ops.push(MultiOp { op: h.op, request });
     }

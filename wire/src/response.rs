@@ -18,8 +18,11 @@ use crate::xid;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Response {
     /// No body: delete, check, removeWatches, checkWatches, setWatches,
-    /// setWatches2, addWatch, setAuth, ping, closeSession.
+    /// setWatches2, setAuth, ping, closeSession.
     Empty,
+    /// `ErrorResponse{err}`: addWatch's reply body (the 3.8 server writes
+    /// one, with err 0, after a header whose err is 0 too).
+    Code(i32),
     /// `CreateResponse` (create).
     Create { path: String },
     /// `Create2Response` (create2, createContainer, createTTL).
@@ -136,6 +139,7 @@ fn read_response(r: &mut Reader<'_>, opcode: i32) -> Result<Response, DecodeErro
         op::WHO_AM_I => {
             Response::WhoAmI(r.vector("WhoAmIResponse.clientInfo", 8, ClientInfo::read)?)
         }
+        op::ADD_WATCH => Response::Code(r.int("ErrorResponse.err")?),
         op::MULTI => Response::Multi(read_results(r, read_multi_result)?),
         op::MULTI_READ => Response::MultiRead(read_results(r, read_read_result)?),
         op::DELETE
@@ -144,7 +148,6 @@ fn read_response(r: &mut Reader<'_>, opcode: i32) -> Result<Response, DecodeErro
         | op::CHECK_WATCHES
         | op::SET_WATCHES
         | op::SET_WATCHES2
-        | op::ADD_WATCH
         | op::AUTH
         | op::PING
         | op::CLOSE_SESSION => Response::Empty,
@@ -248,7 +251,7 @@ fn write_response(w: &mut Writer, response: &Response) {
             w.strings(names);
             stat.write(w);
         }
-        Response::Count(n) => {
+        Response::Count(n) | Response::Code(n) => {
             w.int(*n);
         }
         Response::WhoAmI(infos) => {
