@@ -33,7 +33,7 @@ use zkwire::{
 
 pub use close::CloseReason;
 use connection::{Conn, ConnState};
-use session::{password, Pending, WireSession};
+use session::{password, NullData, Pending, WireSession};
 use translate::Plan;
 
 /// A connection, named by the driver (unique for the engine's life).
@@ -139,6 +139,8 @@ pub struct Engine {
     by_session: BTreeMap<SessionId, ClientId>,
     /// What the world did during the current input (reused).
     log: Vec<Happening<()>>,
+    /// Which nodes hold null data (the world stores bytes).
+    null_data: NullData,
     stats: Stats,
 }
 
@@ -157,6 +159,7 @@ impl Engine {
             sessions: Vec::new(),
             by_session: BTreeMap::new(),
             log: Vec::new(),
+            null_data: NullData::default(),
             stats: Stats::default(),
         }
     }
@@ -447,6 +450,7 @@ impl Engine {
                     shape,
                     multi_ops,
                     path,
+                    null_writes,
                 } => {
                     if sets_watch(&op) {
                         let held = self.watches_held(client) + 1;
@@ -465,6 +469,7 @@ impl Engine {
                             shape,
                             multi_ops,
                             path,
+                            null_writes,
                         },
                     );
                     self.settle(out);
@@ -473,6 +478,11 @@ impl Engine {
                     self.world.heard_from(client);
                     let zxid = self.world.applied_zxid(server);
                     self.reply(conn, xid, zxid, err, None, out);
+                }
+                Plan::Reply(response) => {
+                    self.world.heard_from(client);
+                    let zxid = self.world.applied_zxid(server);
+                    self.reply(conn, xid, zxid, 0, Some(&response), out);
                 }
                 Plan::Unsupported(opcode) => self.unsupported(conn, xid, opcode, out),
                 Plan::BadPath(path) => self.close(conn, CloseReason::BadPath(path), out),
@@ -559,12 +569,14 @@ impl Engine {
                     return;
                 }
                 let zxid = self.world.client_last_zxid(client);
-                let (err, body) = translate::response(
+                self.null_data.note(&pending, reply);
+                let (err, mut body) = translate::response(
                     pending.shape,
                     reply.clone(),
                     &pending.multi_ops,
                     &pending.path,
                 );
+                self.null_data.restore(&pending, &mut body);
                 self.reply(pending.conn, pending.xid, zxid, err, body.as_ref(), out);
             }
             Delivery::Watch(event) => {

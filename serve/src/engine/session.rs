@@ -38,6 +38,54 @@ pub struct Pending {
     pub shape: Shape,
     pub multi_ops: Vec<i32>,
     pub path: String,
+    pub null_writes: Vec<bool>,
+}
+
+/// Nodes whose data a client set to null (jute's `-1` length): the world
+/// stores bytes, so the engine keeps, for each such node, the zxid of the
+/// null write (`mzxid`). A getData whose stat has that very `mzxid` read
+/// the null write (any later write or a re-creation moves it) and answers
+/// null, as ZooKeeper does.
+#[derive(Default)]
+pub struct NullData {
+    written_at: BTreeMap<String, Zxid>,
+}
+
+impl NullData {
+    /// Remember the null writes a successful reply confirms.
+    pub fn note(&mut self, pending: &Pending, reply: &zksim::Reply) {
+        use zksim::Response as R;
+        let Ok(response) = reply else {
+            return;
+        };
+        let wrote_null = |i: usize| pending.null_writes.get(i).copied().unwrap_or(false);
+        match response {
+            R::Created { path, stat } if wrote_null(0) => {
+                self.written_at.insert(path.clone(), stat.mzxid);
+            }
+            R::SetData(stat) if wrote_null(0) => {
+                self.written_at.insert(pending.path.clone(), stat.mzxid);
+            }
+            R::Multi(results) => {
+                for (i, result) in results.iter().enumerate() {
+                    if let (Ok(R::Created { path, stat }), true) = (result, wrote_null(i)) {
+                        self.written_at.insert(path.clone(), stat.mzxid);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A getData reply's data back to null where a null write left it.
+    pub fn restore(&self, pending: &Pending, body: &mut Option<zkwire::Response>) {
+        if let Some(zkwire::Response::Data { data, stat }) = body {
+            let empty = data.as_ref().is_some_and(|d| d.is_empty());
+            if empty && self.written_at.get(&pending.path) == Some(&stat.mzxid) {
+                *data = None;
+            }
+        }
+    }
 }
 
 /// A session's password: 16 bytes derived from its id and the server's

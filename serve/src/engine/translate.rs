@@ -31,19 +31,25 @@ pub enum Shape {
 /// What the engine does with one request.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Plan {
-    /// Ask the world; encode its reply with `shape`. `ops` keeps the
-    /// opcodes of a multi's ops for their results' shapes, and `path` a
-    /// sync's path.
+    /// Ask the world; encode its reply with `shape`. `multi_ops` keeps
+    /// the opcodes of a multi's ops for their results' shapes, `path` the
+    /// request's path (a sync echoes it), and `null_writes` which ops
+    /// (the request itself, or each op of a multi) write null data: the
+    /// world stores bytes, so the engine remembers which writes were null
+    /// to answer a later getData with null data, as ZooKeeper does.
     World {
         op: Op,
         shape: Shape,
         multi_ops: Vec<i32>,
         path: String,
+        null_writes: Vec<bool>,
     },
     /// Answer at once with this error code (the real server's answer to a
     /// request it refuses before ordering it, e.g. TTL nodes with extended
     /// types off: `Unimplemented`; an empty ACL: `InvalidACL`).
     Error(i32),
+    /// Answer at once with err 0 and this body.
+    Reply(zkwire::Response),
     /// The real server does not answer this with a reply we can give: the
     /// opcode is one this server does not implement (yet). Answered
     /// `Unimplemented`, then the connection is closed, as ZooKeeper's
@@ -72,9 +78,10 @@ pub fn plan(opcode: i32, request: Request) -> Plan {
             } else {
                 Shape::Create2
             };
+            let null = data.is_none();
             match create_op(path, data, &acl, flags) {
-                Ok(op) => world(op, shape),
-                Err(plan) => plan,
+                Ok(op) => writing(world(op, shape), vec![null]),
+                Err(refused) => refused.into(),
             }
         }
         // Extended types (TTL) are off by default: `PrepRequestProcessor`
@@ -96,14 +103,15 @@ pub fn plan(opcode: i32, request: Request) -> Plan {
                 data,
                 version,
             },
-        ) => world(
-            Op::SetData {
+        ) => {
+            let null = data.is_none();
+            let op = Op::SetData {
                 path,
                 data: data.unwrap_or_default(),
                 version,
-            },
-            Shape::SetData,
-        ),
+            };
+            writing(world(op, Shape::SetData), vec![null])
+        }
         (op::GET_ACL, Request::GetAcl { path }) => {
             world(Op::Exists { path, watch: false }, Shape::GetAcl)
         }
@@ -113,12 +121,7 @@ pub fn plan(opcode: i32, request: Request) -> Plan {
         (op::GET_CHILDREN2, Request::GetChildren2 { path, watch }) => {
             world(Op::GetChildren { path, watch }, Shape::GetChildren2)
         }
-        (op::SYNC, Request::Sync { path }) => Plan::World {
-            op: Op::Sync { path: path.clone() },
-            shape: Shape::Sync,
-            multi_ops: Vec::new(),
-            path,
-        },
+        (op::SYNC, Request::Sync { path }) => world(Op::Sync { path }, Shape::Sync),
         (op::CHECK, Request::Check { path, version }) => {
             world(Op::Check { path, version }, Shape::Check)
         }
@@ -135,30 +138,65 @@ pub fn plan(opcode: i32, request: Request) -> Plan {
 
 fn world(op: Op, shape: Shape) -> Plan {
     Plan::World {
+        path: op.path().to_string(),
         op,
         shape,
         multi_ops: Vec::new(),
-        path: String::new(),
+        null_writes: Vec::new(),
+    }
+}
+
+fn writing(plan: Plan, nulls: Vec<bool>) -> Plan {
+    match plan {
+        Plan::World {
+            op,
+            shape,
+            multi_ops,
+            path,
+            ..
+        } => Plan::World {
+            op,
+            shape,
+            multi_ops,
+            path,
+            null_writes: nulls,
+        },
+        other => other,
+    }
+}
+
+/// Why a create is not asked of the world.
+enum Refused {
+    Error(i32),
+    Unsupported(i32),
+}
+
+impl From<Refused> for Plan {
+    fn from(refused: Refused) -> Plan {
+        match refused {
+            Refused::Error(err) => Plan::Error(err),
+            Refused::Unsupported(opcode) => Plan::Unsupported(opcode),
+        }
     }
 }
 
 /// A create's mode from its flags (`CreateMode.fromFlag`), checked as
 /// `PrepRequestProcessor` checks it.
-fn create_op(path: String, data: Option<Vec<u8>>, acl: &[Acl], flags: i32) -> Result<Op, Plan> {
+fn create_op(path: String, data: Option<Vec<u8>>, acl: &[Acl], flags: i32) -> Result<Op, Refused> {
     let mode = match flags {
         0 => CreateMode::Persistent,
         1 => CreateMode::Ephemeral,
         2 => CreateMode::PersistentSequential,
         3 => CreateMode::EphemeralSequential,
         // Container nodes are not in the simulator yet (stopgap).
-        4 => return Err(Plan::Unsupported(op::CREATE_CONTAINER)),
-        5 | 6 => return Err(Plan::Error(ZkError::Unimplemented.code())),
-        _ => return Err(Plan::Error(ZkError::BadArguments.code())),
+        4 => return Err(Refused::Unsupported(op::CREATE_CONTAINER)),
+        5 | 6 => return Err(Refused::Error(ZkError::Unimplemented.code())),
+        _ => return Err(Refused::Error(ZkError::BadArguments.code())),
     };
     // `fixupACL`: a missing or empty ACL is refused; any other is
     // accepted and every node is open (ACLs are not enforced here).
     if acl.is_empty() {
-        return Err(Plan::Error(ZkError::InvalidAcl.code()));
+        return Err(Refused::Error(ZkError::InvalidAcl.code()));
     }
     Ok(Op::Create {
         path,
@@ -168,13 +206,19 @@ fn create_op(path: String, data: Option<Vec<u8>>, acl: &[Acl], flags: i32) -> Re
 }
 
 fn multi(ops: Vec<zkwire::MultiOp>) -> Plan {
-    let mut sim_ops = Vec::with_capacity(ops.len());
-    let mut opcodes = Vec::with_capacity(ops.len());
-    for zkwire::MultiOp {
-        op: opcode,
-        request,
-    } in ops
+    let count = ops.len();
+    let mut sim_ops = Vec::with_capacity(count);
+    let mut opcodes = Vec::with_capacity(count);
+    let mut nulls = Vec::with_capacity(count);
+    for (
+        index,
+        zkwire::MultiOp {
+            op: opcode,
+            request,
+        },
+    ) in ops.into_iter().enumerate()
     {
+        let mut null = false;
         let sim = match (opcode, request) {
             (
                 op::CREATE | op::CREATE2,
@@ -184,12 +228,16 @@ fn multi(ops: Vec<zkwire::MultiOp>) -> Plan {
                     acl,
                     flags,
                 },
-            ) => match create_op(path, data, &acl, flags) {
-                Ok(op) => op,
-                Err(plan) => return plan,
-            },
+            ) => {
+                null = data.is_none();
+                match create_op(path, data, &acl, flags) {
+                    Ok(op) => op,
+                    Err(Refused::Error(err)) => return failed_multi(count, index, err),
+                    Err(refused) => return refused.into(),
+                }
+            }
             (op::CREATE_TTL, Request::CreateTtl { .. }) => {
-                return Plan::Error(ZkError::Unimplemented.code())
+                return failed_multi(count, index, ZkError::Unimplemented.code())
             }
             (op::DELETE, Request::Delete { path, version }) => Op::Delete { path, version },
             (
@@ -199,23 +247,48 @@ fn multi(ops: Vec<zkwire::MultiOp>) -> Plan {
                     data,
                     version,
                 },
-            ) => Op::SetData {
-                path,
-                data: data.unwrap_or_default(),
-                version,
-            },
+            ) => {
+                null = data.is_none();
+                Op::SetData {
+                    path,
+                    data: data.unwrap_or_default(),
+                    version,
+                }
+            }
             (op::CHECK, Request::Check { path, version }) => Op::Check { path, version },
             (opcode, _) => return Plan::Unsupported(opcode),
         };
         sim_ops.push(sim);
         opcodes.push(opcode);
+        nulls.push(null);
     }
-    Plan::World {
-        op: Op::Multi(sim_ops),
-        shape: Shape::Multi,
-        multi_ops: opcodes,
-        path: String::new(),
-    }
+    writing(
+        Plan::World {
+            op: Op::Multi(sim_ops),
+            shape: Shape::Multi,
+            multi_ops: opcodes,
+            path: String::new(),
+            null_writes: Vec::new(),
+        },
+        nulls,
+    )
+}
+
+/// A multi one of whose ops is refused before ordering (a TTL create with
+/// extended types off, an empty ACL): header err 0 and a failed multi's
+/// results — 0 before the refused op, its code, -2 after (what 3.8.0 sends
+/// for a multi holding a TTL create, docs/WIRE.md).
+fn failed_multi(count: usize, index: usize, err: i32) -> Plan {
+    let results = (0..count)
+        .map(|i| MultiResult::Error {
+            err: match i.cmp(&index) {
+                std::cmp::Ordering::Less => 0,
+                std::cmp::Ordering::Equal => err,
+                std::cmp::Ordering::Greater => ZkError::RuntimeInconsistency.code(),
+            },
+        })
+        .collect();
+    Plan::Reply(zkwire::Response::Multi(results))
 }
 
 /// The reply's error code and body for the world's `reply`.
