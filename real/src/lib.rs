@@ -21,6 +21,7 @@
 pub mod calibrate;
 pub mod conformance;
 mod driver;
+pub mod ensemble;
 mod ops;
 mod proxy;
 mod run;
