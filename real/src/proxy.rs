@@ -50,6 +50,9 @@ struct Shared {
     raw: AtomicBool,
     /// How many connections were accepted (refused ones included).
     accepted: AtomicU64,
+    /// How many connections the server closed before answering the
+    /// session handshake: it refused the client.
+    unanswered: AtomicU64,
     /// What the relays read and passed on.
     tap: Mutex<Tap>,
     /// Numbers the accepted connections (xids are per connection).
@@ -234,6 +237,13 @@ impl FaultProxy {
         self.shared.accepted.load(Ordering::SeqCst)
     }
 
+    /// How many connections the server closed without answering the
+    /// client's session handshake: the server refused the client (it is
+    /// behind the client's zxid, S26, or not serving).
+    pub fn refused_by_server(&self) -> u64 {
+        self.shared.unanswered.load(Ordering::SeqCst)
+    }
+
     /// Break every open connection, like a network failure: the client
     /// library fails what is outstanding with `ConnectionLoss`, reports
     /// `Disconnected` and reconnects (through the proxy) on its own.
@@ -383,7 +393,12 @@ fn read_frames(
     let mut handshake = true;
     loop {
         let n = match from.read(&mut buf) {
-            Ok(0) | Err(_) => return,
+            Ok(0) | Err(_) => {
+                if direction == Direction::Down && handshake && !raw {
+                    shared.unanswered.fetch_add(1, Ordering::SeqCst);
+                }
+                return;
+            }
             Ok(n) => n,
         };
         if raw {

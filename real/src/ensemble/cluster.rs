@@ -33,18 +33,22 @@ use std::time::{Duration, Instant};
 use crate::server::{
     check_classpath, debian_classpath, find_java, four_letter, free_port, log_tail, private_dir,
 };
-use crate::{FaultProxy, Unavailable, CLASSPATH_ENV, MAX_SESSION_TIMEOUT, MIN_SESSION_TIMEOUT};
+use crate::{FaultProxy, Unavailable, CLASSPATH_ENV, MIN_SESSION_TIMEOUT};
 
 /// How many servers the ensemble has.
 pub const MEMBERS: usize = 3;
 /// `tickTime` of the ensemble, as the one-server harness's.
 pub const ENSEMBLE_TICK_MS: u64 = crate::SERVER_TICK_MS;
-/// `syncLimit`, in ticks: a follower that hears nothing from its leader
-/// for this long gives up on it and drops its clients (S22a), and the
-/// leader drops a follower that acks nothing as long. Long enough for a
-/// lagged follower to stay lagged over a few script steps on a busy
-/// machine, short enough for a partition past it to cost a few seconds.
-pub const ENSEMBLE_SYNC_LIMIT: u64 = 20;
+/// The default `syncLimit`, in ticks: a follower that hears nothing from
+/// its leader for this long gives up on it and drops its clients (S22a),
+/// and the leader drops a follower that acks nothing as long — so a real
+/// follower cannot lag longer. Long enough for a lagged follower to stay
+/// lagged over a few script steps on a busy machine; scripts about
+/// partitions choose a shorter one.
+pub const ENSEMBLE_SYNC_LIMIT: u64 = 50;
+/// The longest session timeout the ensemble grants, in ticks: ZooKeeper's
+/// default (20·tickTime), which the simulator clamps to as well (S20).
+pub const ENSEMBLE_MAX_TIMEOUT_TICKS: u64 = 20;
 /// `initLimit`, in ticks: how long a follower may take to sync at (re)join.
 const INIT_LIMIT: u64 = 40;
 /// Three JVMs on a shared machine, then an election.
@@ -85,6 +89,7 @@ pub struct Ensemble {
     /// (`None` on the diagonal).
     links: Vec<Vec<Option<FaultProxy>>>,
     startup: Duration,
+    sync_limit: u64,
 }
 
 impl fmt::Debug for Ensemble {
@@ -97,15 +102,15 @@ impl fmt::Debug for Ensemble {
 }
 
 impl Ensemble {
-    /// Start an ensemble from `ZOOKEEPER_CLASSPATH` if set, else from the
-    /// Debian package.
-    pub fn start() -> Result<Ensemble, Unavailable> {
+    /// Start an ensemble with `syncLimit = sync_limit` ticks from
+    /// `ZOOKEEPER_CLASSPATH` if set, else from the Debian package.
+    pub fn start(sync_limit: u64) -> Result<Ensemble, Unavailable> {
         let classpath = std::env::var(CLASSPATH_ENV).ok();
-        Ensemble::start_with(classpath.as_deref())
+        Ensemble::start_with(classpath.as_deref(), sync_limit)
     }
 
     /// Start an ensemble from `classpath`, or from the Debian locations.
-    pub fn start_with(classpath: Option<&str>) -> Result<Ensemble, Unavailable> {
+    pub fn start_with(classpath: Option<&str>, sync_limit: u64) -> Result<Ensemble, Unavailable> {
         let classpath = match classpath {
             Some(cp) => check_classpath(cp)?,
             None => debian_classpath()?,
@@ -113,7 +118,7 @@ impl Ensemble {
         let java = find_java()?;
         let mut last = None;
         for _ in 0..START_ATTEMPTS {
-            match launch(&java, &classpath) {
+            match launch(&java, &classpath, sync_limit) {
                 Ok(ensemble) => return Ok(ensemble),
                 Err(e) => last = Some(e),
             }
@@ -122,6 +127,11 @@ impl Ensemble {
             reason: "no attempt made".into(),
             log_tail: String::new(),
         }))
+    }
+
+    /// `syncLimit`, in ticks.
+    pub fn sync_limit(&self) -> u64 {
+        self.sync_limit
     }
 
     /// How long the ensemble took from the first spawn to a leader and two
@@ -213,11 +223,10 @@ impl Ensemble {
         self.link(follower, leader).pause_replies();
     }
 
-    /// End a lag: the held proposals and commits flow; waits until the
-    /// follower has applied what the leader has.
-    pub fn unlag(&self, follower: usize, leader: usize) -> Result<(), String> {
+    /// End a lag: the held proposals, commits and pings flow (see
+    /// [`Ensemble::wait_caught_up`]).
+    pub fn end_lag(&self, follower: usize, leader: usize) {
         self.link(follower, leader).resume();
-        self.wait_caught_up(follower, leader)
     }
 
     /// Cut follower `follower` off from every other server's quorum port,
@@ -232,14 +241,18 @@ impl Ensemble {
 
     /// End a partition: held bytes flow, new connections are relayed. A
     /// follower that gave up on its leader (past `syncLimit`) rejoins by
-    /// itself; waits until it follows `leader` and has caught up.
-    pub fn heal(&self, follower: usize, leader: usize) -> Result<(), String> {
+    /// itself (see [`Ensemble::wait_caught_up`]).
+    pub fn end_partition(&self, follower: usize) {
         for other in (0..MEMBERS).filter(|&j| j != follower) {
             let link = self.link(follower, other);
             link.admit();
             link.resume();
         }
-        self.wait_caught_up(follower, leader)
+    }
+
+    /// `follower` follows `leader` and has applied what it has, now.
+    pub fn is_caught_up(&self, follower: usize, leader: usize) -> bool {
+        caught_up(self.state(follower), self.state(leader))
     }
 
     /// Wait until `follower` follows and has applied the leader's last zxid.
@@ -307,7 +320,7 @@ pub fn parse_srvr(answer: &str) -> ServerState {
     ServerState { mode, zxid }
 }
 
-fn launch(java: &Path, classpath: &str) -> Result<Ensemble, Unavailable> {
+fn launch(java: &Path, classpath: &str, sync_limit: u64) -> Result<Ensemble, Unavailable> {
     let failed = |reason: String| Unavailable::Failed {
         reason,
         log_tail: String::new(),
@@ -336,10 +349,11 @@ fn launch(java: &Path, classpath: &str) -> Result<Ensemble, Unavailable> {
         members: Vec::new(),
         links,
         startup: Duration::ZERO,
+        sync_limit,
     };
     for i in 0..MEMBERS {
         let dir = private_dir().map_err(|e| failed(format!("creating a data directory: {e}")))?;
-        let member = spawn_member(java, classpath, i, &ports, &ensemble.links, dir)?;
+        let member = spawn_member(java, classpath, i, &ports, &ensemble, dir)?;
         ensemble.members.push(member);
     }
     let deadline = started + START_TIMEOUT;
@@ -374,7 +388,7 @@ fn spawn_member(
     classpath: &str,
     i: usize,
     ports: &[u16],
-    links: &[Vec<Option<FaultProxy>>],
+    ensemble: &Ensemble,
     dir: PathBuf,
 ) -> Result<Member, Unavailable> {
     let failed = |reason: String| Unavailable::Failed {
@@ -386,7 +400,7 @@ fn spawn_member(
     fs::write(data.join("myid"), format!("{}\n", i + 1))
         .map_err(|e| failed(format!("writing myid: {e}")))?;
     let quorum_port = |j: usize| {
-        links[i][j]
+        ensemble.links[i][j]
             .as_ref()
             .map_or(ports[3 * j + 1], FaultProxy::port)
     };
@@ -394,8 +408,11 @@ fn spawn_member(
         .map(|j| (j + 1, quorum_port(j), ports[3 * j + 2]))
         .collect();
     let cfg = dir.join("zoo.cfg");
-    fs::write(&cfg, config_text(ports[3 * i], &data, &servers))
-        .map_err(|e| failed(format!("writing {}: {e}", cfg.display())))?;
+    fs::write(
+        &cfg,
+        config_text(ports[3 * i], &data, &servers, ensemble.sync_limit),
+    )
+    .map_err(|e| failed(format!("writing {}: {e}", cfg.display())))?;
     let log = File::create(dir.join("server.log")).map_err(|e| failed(format!("log file: {e}")))?;
     let log_err = log
         .try_clone()
@@ -425,11 +442,16 @@ fn spawn_member(
 
 /// One server's `zoo.cfg`: `servers` lists `(myid, quorum port, election
 /// port)` as this server sees them (the others' quorum ports are its links).
-fn config_text(client_port: u16, data_dir: &Path, servers: &[(usize, u16, u16)]) -> String {
+fn config_text(
+    client_port: u16,
+    data_dir: &Path,
+    servers: &[(usize, u16, u16)],
+    sync_limit: u64,
+) -> String {
     let mut text = format!(
         "tickTime={ENSEMBLE_TICK_MS}\n\
          initLimit={INIT_LIMIT}\n\
-         syncLimit={ENSEMBLE_SYNC_LIMIT}\n\
+         syncLimit={sync_limit}\n\
          dataDir={}\n\
          clientPort={client_port}\n\
          clientPortAddress=127.0.0.1\n\
@@ -443,7 +465,7 @@ fn config_text(client_port: u16, data_dir: &Path, servers: &[(usize, u16, u16)])
          reconfigEnabled=false\n",
         data_dir.display(),
         MIN_SESSION_TIMEOUT.as_millis(),
-        MAX_SESSION_TIMEOUT.as_millis(),
+        ENSEMBLE_MAX_TIMEOUT_TICKS * ENSEMBLE_TICK_MS,
     );
     for (id, quorum, election) in servers {
         text.push_str(&format!("server.{id}=127.0.0.1:{quorum}:{election}\n"));
@@ -455,10 +477,10 @@ fn config_text(client_port: u16, data_dir: &Path, servers: &[(usize, u16, u16)])
 /// ZooKeeper is not installed; on CI (`CI=true`) a missing ZooKeeper fails
 /// the test instead, as [`crate::require_server`]. An ensemble that is
 /// installed but does not start always fails.
-pub fn require_ensemble() -> Option<Ensemble> {
+pub fn require_ensemble(sync_limit: u64) -> Option<Ensemble> {
     let classpath = std::env::var(CLASSPATH_ENV).ok();
     let ci = std::env::var("CI").is_ok_and(|v| v == "true");
-    match Ensemble::start_with(classpath.as_deref()) {
+    match Ensemble::start_with(classpath.as_deref(), sync_limit) {
         Ok(ensemble) => Some(ensemble),
         Err(Unavailable::NotInstalled { reason }) if !ci => {
             let test = std::thread::current()
@@ -503,9 +525,11 @@ mod tests {
             2181,
             Path::new("/tmp/d"),
             &[(1, 1001, 2001), (2, 1002, 2002), (3, 1003, 2003)],
+            7,
         );
         assert!(text.contains("server.2=127.0.0.1:1002:2002\n"), "{text}");
-        assert!(text.contains(&format!("syncLimit={ENSEMBLE_SYNC_LIMIT}\n")));
+        assert!(text.contains("syncLimit=7\n"));
+        assert!(text.contains("maxSessionTimeout=2000\n"));
         assert!(text.contains("clientPortAddress=127.0.0.1\n"));
         assert!(text.contains("reconfigEnabled=false\n"));
     }

@@ -4,8 +4,11 @@
 //! See docs/CONFORMANCE.md, "Ensemble".
 
 mod cluster;
+pub mod real;
+pub mod script;
+pub mod sim;
 
 pub use cluster::{
-    parse_srvr, require_ensemble, Ensemble, Mode, ServerState, ENSEMBLE_SYNC_LIMIT,
-    ENSEMBLE_TICK_MS, MEMBERS,
+    parse_srvr, require_ensemble, Ensemble, Mode, ServerState, ENSEMBLE_MAX_TIMEOUT_TICKS,
+    ENSEMBLE_SYNC_LIMIT, ENSEMBLE_TICK_MS, MEMBERS,
 };
