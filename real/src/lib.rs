@@ -17,10 +17,15 @@
 //! * [`conformance`] runs one multi-session script on the simulator and on
 //!   a real server and compares what each session observed: it tests the
 //!   simulator against ZooKeeper (see `docs/CONFORMANCE.md`).
+//! * [`ensemble`] starts a real three-server ensemble with a fault proxy on
+//!   every quorum link (lag, partition a follower) and runs ensemble
+//!   scripts on it and on a three-server simulator (S19, S21a, S22a, S26,
+//!   S28; `docs/CONFORMANCE.md`, "Ensemble").
 
 pub mod calibrate;
 pub mod conformance;
 mod driver;
+pub mod ensemble;
 mod ops;
 mod proxy;
 mod run;

@@ -42,6 +42,17 @@ struct Shared {
     /// Server → client bytes are held.
     paused_down: AtomicBool,
     stopping: AtomicBool,
+    /// New connections are closed as soon as they are accepted (a server
+    /// that refuses clients, or a host the client cannot reach).
+    refusing: AtomicBool,
+    /// The bytes are not ZooKeeper client packets (a quorum link): relay
+    /// them as they come, unframed and uninspected.
+    raw: AtomicBool,
+    /// How many connections were accepted (refused ones included).
+    accepted: AtomicU64,
+    /// How many connections the server closed before answering the
+    /// session handshake: it refused the client.
+    unanswered: AtomicU64,
     /// What the relays read and passed on.
     tap: Mutex<Tap>,
     /// Numbers the accepted connections (xids are per connection).
@@ -173,9 +184,22 @@ impl Shared {
 impl FaultProxy {
     /// Listen on a free loopback port and relay to `upstream`.
     pub fn start(upstream: SocketAddr) -> io::Result<FaultProxy> {
+        FaultProxy::start_with(upstream, false)
+    }
+
+    /// Listen on a free loopback port and relay any TCP protocol to
+    /// `upstream` (a ZooKeeper quorum link between two servers): bytes are
+    /// passed on as read, held only by [`FaultProxy::pause`] and friends,
+    /// and nothing is counted or decoded.
+    pub fn start_raw(upstream: SocketAddr) -> io::Result<FaultProxy> {
+        FaultProxy::start_with(upstream, true)
+    }
+
+    fn start_with(upstream: SocketAddr, raw: bool) -> io::Result<FaultProxy> {
         let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?;
         let port = listener.local_addr()?.port();
         let shared = Arc::new(Shared::default());
+        shared.raw.store(raw, Ordering::SeqCst);
         let accept_shared = shared.clone();
         let acceptor = thread::Builder::new()
             .name(format!("zk-proxy-{port}"))
@@ -190,6 +214,34 @@ impl FaultProxy {
     /// `127.0.0.1:<port>` of the proxy, for a client.
     pub fn connect_string(&self) -> String {
         format!("127.0.0.1:{}", self.port)
+    }
+
+    /// The proxy's port on 127.0.0.1.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Close every connection accepted from now on at once (open ones are
+    /// left alone): to a client, a server it cannot use.
+    pub fn refuse(&self) {
+        self.shared.refusing.store(true, Ordering::SeqCst);
+    }
+
+    /// Relay new connections again.
+    pub fn admit(&self) {
+        self.shared.refusing.store(false, Ordering::SeqCst);
+    }
+
+    /// How many connections the proxy accepted so far, refused ones included.
+    pub fn accepted(&self) -> u64 {
+        self.shared.accepted.load(Ordering::SeqCst)
+    }
+
+    /// How many connections the server closed without answering the
+    /// client's session handshake: the server refused the client (it is
+    /// behind the client's zxid, S26, or not serving).
+    pub fn refused_by_server(&self) -> u64 {
+        self.shared.unanswered.load(Ordering::SeqCst)
     }
 
     /// Break every open connection, like a network failure: the client
@@ -268,6 +320,11 @@ fn accept_loop(listener: TcpListener, upstream: SocketAddr, shared: Arc<Shared>)
             return;
         }
         let Ok(client) = client else { continue };
+        shared.accepted.fetch_add(1, Ordering::SeqCst);
+        if shared.refusing.load(Ordering::SeqCst) {
+            let _ = client.shutdown(Shutdown::Both);
+            continue;
+        }
         let Ok(server) = TcpStream::connect(upstream) else {
             let _ = client.shutdown(Shutdown::Both);
             continue;
@@ -330,14 +387,26 @@ fn read_frames(
     queue: &mpsc::Sender<(Vec<u8>, Option<u64>)>,
 ) {
     let mut buf = [0u8; 16 * 1024];
+    let raw = shared.raw.load(Ordering::SeqCst);
     let mut pending = Vec::new();
     // The first packet each way is the session handshake, not a request/reply.
     let mut handshake = true;
     loop {
         let n = match from.read(&mut buf) {
-            Ok(0) | Err(_) => return,
+            Ok(0) | Err(_) => {
+                if direction == Direction::Down && handshake && !raw {
+                    shared.unanswered.fetch_add(1, Ordering::SeqCst);
+                }
+                return;
+            }
             Ok(n) => n,
         };
+        if raw {
+            if queue.send((buf[..n].to_vec(), None)).is_err() {
+                return;
+            }
+            continue;
+        }
         pending.extend_from_slice(&buf[..n]);
         while let Some(frame) = wire::take_frame(&mut pending) {
             let recorded = if handshake {

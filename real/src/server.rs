@@ -248,7 +248,7 @@ fn is_serving(port: u16) -> bool {
         && matches!(four_letter(port, "srvr"), Ok(answer) if answer.contains("Mode: standalone"))
 }
 
-fn four_letter(port: u16, word: &str) -> io::Result<String> {
+pub(crate) fn four_letter(port: u16, word: &str) -> io::Result<String> {
     let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
     let mut stream = TcpStream::connect_timeout(&addr, Duration::from_secs(1))?;
     stream.set_read_timeout(Some(Duration::from_secs(2)))?;
@@ -279,12 +279,12 @@ fn config_text(port: u16, data_dir: &Path) -> String {
 
 /// A port nobody listens on right now (the OS picks it). Another process may
 /// take it before the server binds; [`TestServer::start_with`] retries then.
-fn free_port() -> io::Result<u16> {
+pub(crate) fn free_port() -> io::Result<u16> {
     let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?;
     Ok(listener.local_addr()?.port())
 }
 
-fn private_dir() -> io::Result<PathBuf> {
+pub(crate) fn private_dir() -> io::Result<PathBuf> {
     static COUNTER: AtomicU32 = AtomicU32::new(0);
     let base = std::env::temp_dir();
     loop {
@@ -298,14 +298,14 @@ fn private_dir() -> io::Result<PathBuf> {
     }
 }
 
-fn log_tail(dir: &Path) -> String {
+pub(crate) fn log_tail(dir: &Path) -> String {
     let text = fs::read_to_string(dir.join("server.log")).unwrap_or_default();
     let lines: Vec<&str> = text.lines().collect();
     lines[lines.len().saturating_sub(30)..].join("\n")
 }
 
 /// Debian's jars, plus `/usr/share/zookeeper/lib/*` when that directory exists.
-fn debian_classpath() -> Result<String, Unavailable> {
+pub(crate) fn debian_classpath() -> Result<String, Unavailable> {
     let mut entries = Vec::new();
     if Path::new(DEBIAN_JAR).is_file() {
         entries.push(DEBIAN_JAR.to_string());
@@ -325,7 +325,7 @@ fn debian_classpath() -> Result<String, Unavailable> {
 }
 
 /// Accept a class path only if it names a ZooKeeper jar that exists.
-fn check_classpath(classpath: &str) -> Result<String, Unavailable> {
+pub(crate) fn check_classpath(classpath: &str) -> Result<String, Unavailable> {
     let has_zookeeper_jar = classpath.split(':').any(|entry| {
         if let Some(dir) = entry.strip_suffix("/*") {
             fs::read_dir(dir).is_ok_and(|mut entries| {
@@ -352,7 +352,7 @@ fn is_zookeeper_jar(path: &Path) -> bool {
 }
 
 /// `$JAVA_HOME/bin/java`, else the first `java` on `PATH`.
-fn find_java() -> Result<PathBuf, Unavailable> {
+pub(crate) fn find_java() -> Result<PathBuf, Unavailable> {
     let from_home = std::env::var_os("JAVA_HOME").map(|home| PathBuf::from(home).join("bin/java"));
     let from_path = std::env::var_os("PATH")
         .into_iter()
