@@ -113,6 +113,20 @@ fn scripts() -> Vec<(&'static str, usize, Vec<Step>)> {
             ],
         ),
         (
+            "S37_add_watch_makes_one_shot_watches_persistent",
+            2,
+            vec![
+                Create(1, "/p"),
+                GetDataWatch(0, "/p"),
+                ChildrenWatch(0, "/p"),
+                AddWatch(0, "/p", Persistent),
+                Set(1, "/p"),
+                Set(1, "/p"),
+                Create(1, "/p/c"),
+                Create(1, "/p/d"),
+            ],
+        ),
+        (
             "S37_recursive_watch_and_children",
             2,
             vec![
@@ -350,6 +364,7 @@ fn watch_requests_agree_with_the_real_server_over_raw_frames() {
 #[test]
 fn the_scripts_tell_the_quirks_apart() {
     let steps = &scripts()[1].2;
+    assert_eq!(scripts()[1].0, "S38_check_watches_sees_any_sessions_watch");
     let sim = run_sim(2, steps);
     // s0 has no watch; s1's data watch makes `checkWatches(Data)` pass
     // for s0 on 3.8.0, while `removeWatches` takes only one's own.

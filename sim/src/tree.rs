@@ -107,6 +107,12 @@ impl Node {
         self.stat.ephemeral_owner == crate::proto::CONTAINER_OWNER
     }
 
+    /// A container the reaper deletes (S35): empty, and it has had a child
+    /// (its create counter, `StatPersisted.cversion`, is above 0).
+    fn is_reapable(&self) -> bool {
+        self.is_container() && self.children.is_empty() && self.seq_counter > 0
+    }
+
     fn new(data: Vec<u8>, stat: Stat) -> Self {
         Node {
             data,
@@ -394,11 +400,15 @@ impl DataTree {
     pub fn container_candidates(&self) -> Vec<String> {
         self.nodes
             .iter()
-            .filter(|(_, node)| {
-                node.is_container() && node.children.is_empty() && node.seq_counter > 0
-            })
+            .filter(|(_, node)| node.is_reapable())
             .map(|(path, _)| path.to_string())
             .collect()
+    }
+
+    /// Whether the reaper would delete something now (no allocation: the
+    /// explorer asks this often, through `World::waits_on_time`).
+    pub fn has_container_candidate(&self) -> bool {
+        self.nodes.values().any(|node| node.is_reapable())
     }
 
     /// Leader side: the reaper's `deleteContainer` of `path` (S35).
