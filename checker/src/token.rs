@@ -169,10 +169,16 @@ fn decode<C: RecipeSet>(token: &str) -> Result<Token<C>, TokenError> {
         None => schedule_at + fields[1].len() + 1,
     };
     let checksum = fields[2];
-    if checksum.len() != 8 || !checksum.bytes().all(|b| b.is_ascii_hexdigit()) {
+    // Lowercase only, as `encode` writes it: an uppercase digit would read
+    // as the same number, so two different texts would be one token.
+    if checksum.len() != 8
+        || !checksum
+            .bytes()
+            .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+    {
         return Err(err(
             Some(checksum_at),
-            "the checksum field must be 8 hex digits",
+            "the checksum field must be 8 lowercase hex digits",
         ));
     }
     check_alphabet(fields[0], scenario_at, "scenario")?;

@@ -124,3 +124,25 @@ proptest! {
         prop_assert!(Token::decode(&text[..end]).is_err());
     }
 }
+
+/// The case the random test once found: the checksum's hex digits read the
+/// same in either case, so a token with one digit uppercased was accepted
+/// as the same token. Both ways: the token as written decodes, the same
+/// text with a checksum letter uppercased is refused at the checksum.
+#[test]
+fn an_uppercased_checksum_digit_is_refused() {
+    let (text, at) = (0u32..64)
+        .find_map(|n| {
+            let text = Token::new(Scenario::lock("sequential", 2), vec![n]).encode();
+            let sum_at = text.rfind(':')? + 1;
+            let letter = text[sum_at..].find(|c: char| c.is_ascii_lowercase())?;
+            Some((text, sum_at + letter))
+        })
+        .expect("some checksum among 64 tokens has a letter");
+    assert!(Token::decode(&text).is_ok(), "{text}");
+    let mut upper = text.clone().into_bytes();
+    upper[at] = upper[at].to_ascii_uppercase();
+    let upper = String::from_utf8(upper).unwrap();
+    let err = Token::decode(&upper).expect_err("uppercased checksum digit");
+    assert!(err.to_string().contains("lowercase hex"), "{err}");
+}
