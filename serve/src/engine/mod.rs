@@ -284,9 +284,10 @@ impl Engine {
                     debug_assert_eq!(client, self.sessions.len());
                     self.sessions.push(WireSession::new(passwd));
                     self.by_session.insert(session, client);
+                    // The connect response is the connection's first frame.
                     self.bind(conn, client);
-                    self.settle_client(client, out);
                     self.connect_response(conn, timeout_ms, session, out);
+                    self.settle_client(client, out);
                 }
                 Err(_) => self.close(conn, CloseReason::ServerUnavailable, out),
             }
@@ -312,8 +313,8 @@ impl Engine {
             Ok(()) => {
                 self.stats.sessions_reattached += 1;
                 self.bind(conn, client);
-                self.settle_client(client, out);
                 self.connect_response(conn, timeout_ms, request.session_id, out);
+                self.settle_client(client, out);
             }
             Err(Refusal::Expired) => {
                 self.by_session.remove(&request.session_id);
@@ -415,7 +416,9 @@ impl Engine {
                 self.settle_client(client, out);
             }
             Request::SetAuth { scheme, .. } => {
-                if scheme == "digest" {
+                // The providers a default 3.8 server has: digest, and ip
+                // (which authenticates the peer's address).
+                if scheme == "digest" || scheme == "ip" {
                     self.reply(conn, xid, 0, 0, None, out);
                 } else {
                     self.reply(conn, xid, 0, ZkError::AuthFailed.code(), None, out);
