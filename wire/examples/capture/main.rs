@@ -164,6 +164,7 @@ const HEADER: &str = "\
 # The `##` line above a frame is zkwire's reading of it at capture time;
 # `close <conn> <server|client>` says that side closed the connection (a
 # raw session that sends nothing more is closed by the server when its
-# 2000 ms session expires).
+# 2000 ms session expires; the time is from the start of the step). A body
+# over 4096 bytes is described by a `# <dir> <conn> <op>: ...` line instead.
 # Session ids, zxids and times differ from run to run.
 ";
