@@ -37,7 +37,7 @@ pub use remote::Remote;
 pub use tree::DataTree;
 pub use world::{
     ClientId, ClientReadiness, Config, Delivery, Event, Fault, FaultBudget, Happening, Refusal,
-    ServerId, Shared, SharedServer, SharedSlot, World,
+    ServerId, SetWatches, Shared, SharedServer, SharedSlot, World,
 };
 
 /// Simulated milliseconds per tick (ZooKeeper's `tickTime` in our tests is 100 ms).

@@ -114,7 +114,7 @@ pub use time_shift::ClockRead;
 pub use crate::ids::{ClientId, ServerId};
 pub use enabled::ClientReadiness;
 pub use event::{Event, Fault};
-pub use external::Refusal;
+pub use external::{Refusal, SetWatches};
 
 /// How the ensemble is shaped and what may go wrong.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

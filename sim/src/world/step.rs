@@ -114,7 +114,7 @@ impl<C: Client> World<C> {
         };
         self.sessions.live().any(|session| !kept_alive(session))
             // The container reaper will delete an emptied container (S35).
-            || self.servers[0].tree().has_container_candidate()
+            || !self.servers[0].tree().container_candidates().is_empty()
     }
 
     /// A partitioned follower that has given up on the leader: `sync_limit`
@@ -223,7 +223,7 @@ impl<C: Client> World<C> {
                 }
                 let mut reply = reply;
                 // A client library outside the world keeps its own watch
-                // memory (and answers `NoWatcher` itself).
+                // memory (and answers its own NoWatcher).
                 if let (Some(reg), false) = (watch, C::DRIVEN_FROM_OUTSIDE) {
                     // A removal the server accepted but the library finds
                     // nothing to remove for fails with `NoWatcher` (S38).
@@ -241,13 +241,13 @@ impl<C: Client> World<C> {
                 self.call(client, log, |logic, cx| logic.on_reply(op, reply, cx));
             }
             Inbound::Watch(event) => {
+                // The Java client hands an event no watch of its own hears
+                // to nobody (`materialize` finds no watcher): e.g. after
+                // `checkWatches` removed the library's watch but left the
+                // server's (S38). A dead handle's leftover events are still
+                // handed over, as before. A library outside the world does
+                // this itself: it is handed every event its server sent.
                 if !C::DRIVEN_FROM_OUTSIDE {
-                    // The Java client hands an event no watch of its own hears
-                    // to nobody (`materialize` finds no watcher): e.g. after
-                    // `checkWatches` removed the library's watch but left the
-                    // server's (S38). A dead handle's leftover events are still
-                    // handed over, as before. A library outside the world
-                    // does its own sorting.
                     if slot.link != Link::Dead && !slot.watches.hears(&event) {
                         return;
                     }
