@@ -20,6 +20,7 @@ use std::sync::{mpsc, Arc, Mutex, PoisonError};
 use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
+use crate::quorum_wire;
 use crate::wire::{self, MultiReply};
 
 /// How often a paused relay looks at whether it may go on.
@@ -48,6 +49,14 @@ struct Shared {
     /// The bytes are not ZooKeeper client packets (a quorum link): relay
     /// them as they come, unframed and uninspected.
     raw: AtomicBool,
+    /// A quorum link: the server→client direction (leader→follower) is cut
+    /// into quorum packets, so that transactions can be held alone.
+    quorum: AtomicBool,
+    /// Transactions from the leader are held (pings and the rest pass).
+    holding_txns: AtomicBool,
+    /// A quorum link's leader sent a snapshot on the latest connection:
+    /// the rest of it is relayed unframed, and cannot hold transactions.
+    unframed: AtomicBool,
     /// How many connections were accepted (refused ones included).
     accepted: AtomicU64,
     /// How many connections the server closed before answering the
@@ -187,19 +196,21 @@ impl FaultProxy {
         FaultProxy::start_with(upstream, false)
     }
 
-    /// Listen on a free loopback port and relay any TCP protocol to
-    /// `upstream` (a ZooKeeper quorum link between two servers): bytes are
-    /// passed on as read, held only by [`FaultProxy::pause`] and friends,
-    /// and nothing is counted or decoded.
-    pub fn start_raw(upstream: SocketAddr) -> io::Result<FaultProxy> {
+    /// Listen on a free loopback port and relay a ZooKeeper quorum link
+    /// (a follower connecting to `upstream`, a server's quorum port): bytes
+    /// are passed on as read, held by [`FaultProxy::pause`] and friends;
+    /// the leader→follower direction is also cut into quorum packets for
+    /// [`FaultProxy::hold_transactions`]. Nothing is counted.
+    pub fn start_quorum(upstream: SocketAddr) -> io::Result<FaultProxy> {
         FaultProxy::start_with(upstream, true)
     }
 
-    fn start_with(upstream: SocketAddr, raw: bool) -> io::Result<FaultProxy> {
+    fn start_with(upstream: SocketAddr, quorum: bool) -> io::Result<FaultProxy> {
         let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?;
         let port = listener.local_addr()?.port();
         let shared = Arc::new(Shared::default());
-        shared.raw.store(raw, Ordering::SeqCst);
+        shared.raw.store(quorum, Ordering::SeqCst);
+        shared.quorum.store(quorum, Ordering::SeqCst);
         let accept_shared = shared.clone();
         let acceptor = thread::Builder::new()
             .name(format!("zk-proxy-{port}"))
@@ -225,6 +236,26 @@ impl FaultProxy {
     /// left alone): to a client, a server it cannot use.
     pub fn refuse(&self) {
         self.shared.refusing.store(true, Ordering::SeqCst);
+    }
+
+    /// On a quorum link: hold the transactions the leader sends (proposals,
+    /// commits, syncs) while its pings and session revalidations pass — a
+    /// follower that is behind, not cut off. The leader drops a follower
+    /// that acks no proposal for `syncLimit` ticks, so this must end sooner.
+    pub fn hold_transactions(&self) {
+        self.shared.holding_txns.store(true, Ordering::SeqCst);
+    }
+
+    /// Whether the latest connection on a quorum link went unframed (its
+    /// leader synced the follower with a snapshot): transactions on it
+    /// cannot be held until the follower reconnects.
+    pub fn unframed(&self) -> bool {
+        self.shared.unframed.load(Ordering::SeqCst)
+    }
+
+    /// Let held transactions flow, in order, ahead of anything newer.
+    pub fn release_transactions(&self) {
+        self.shared.holding_txns.store(false, Ordering::SeqCst);
     }
 
     /// Relay new connections again.
@@ -340,6 +371,7 @@ fn accept_loop(listener: TcpListener, upstream: SocketAddr, shared: Arc<Shared>)
             continue;
         };
         let conn = shared.next_conn.fetch_add(1, Ordering::SeqCst);
+        shared.unframed.store(false, Ordering::SeqCst);
         shared
             .open
             .lock()
@@ -347,12 +379,23 @@ fn accept_loop(listener: TcpListener, upstream: SocketAddr, shared: Arc<Shared>)
             .push((conn, client_kept, server_kept));
         let up = shared.clone();
         let down = shared.clone();
+        let client_gone = Arc::new(AtomicBool::new(false));
+        let gone = client_gone.clone();
         let _ = thread::Builder::new()
             .name("zk-proxy-up".into())
-            .spawn(move || relay(client_reader, server, Direction::Up, conn, up));
+            .spawn(move || relay(client_reader, server, Direction::Up, conn, up, &gone));
         let _ = thread::Builder::new()
             .name("zk-proxy-down".into())
-            .spawn(move || relay(server_reader, client, Direction::Down, conn, down));
+            .spawn(move || {
+                relay(
+                    server_reader,
+                    client,
+                    Direction::Down,
+                    conn,
+                    down,
+                    &client_gone,
+                )
+            });
     }
 }
 
@@ -362,8 +405,17 @@ fn accept_loop(listener: TcpListener, upstream: SocketAddr, shared: Arc<Shared>)
 ///
 /// Reading and writing are two threads joined by a queue, so that packets
 /// behind a held one are still read (and counted) while it waits.
-fn relay(from: TcpStream, to: TcpStream, direction: Direction, conn: u64, shared: Arc<Shared>) {
-    let (queue, held) = mpsc::channel::<(Vec<u8>, Option<u64>)>();
+/// `client_gone` is set once the client closed its end: the server closing
+/// the connection after that did not refuse the client.
+fn relay(
+    from: TcpStream,
+    to: TcpStream,
+    direction: Direction,
+    conn: u64,
+    shared: Arc<Shared>,
+    client_gone: &AtomicBool,
+) {
+    let (queue, held) = mpsc::channel::<Queued>();
     let writer_shared = shared.clone();
     let (Ok(from_kept), Ok(to_kept)) = (from.try_clone(), to.try_clone()) else {
         return;
@@ -374,35 +426,66 @@ fn relay(from: TcpStream, to: TcpStream, direction: Direction, conn: u64, shared
     if writer.is_err() {
         return;
     }
-    read_frames(from, direction, conn, &shared, &queue);
+    read_frames(from, direction, conn, &shared, &queue, client_gone);
     // Dropping the queue lets the writer pass on what is left, then stop.
     drop(queue);
 }
+
+/// What a reader hands its writer: the bytes, the serial of a recorded
+/// multi reply, and whether it is a quorum transaction.
+type Queued = (Vec<u8>, Option<u64>, bool);
 
 fn read_frames(
     mut from: TcpStream,
     direction: Direction,
     conn: u64,
     shared: &Shared,
-    queue: &mpsc::Sender<(Vec<u8>, Option<u64>)>,
+    queue: &mpsc::Sender<Queued>,
+    client_gone: &AtomicBool,
 ) {
     let mut buf = [0u8; 16 * 1024];
     let raw = shared.raw.load(Ordering::SeqCst);
+    // Leader→follower packets, until a snapshot (raw bytes) comes.
+    let mut packets = shared.quorum.load(Ordering::SeqCst) && direction == Direction::Down;
     let mut pending = Vec::new();
     // The first packet each way is the session handshake, not a request/reply.
     let mut handshake = true;
     loop {
         let n = match from.read(&mut buf) {
             Ok(0) | Err(_) => {
-                if direction == Direction::Down && handshake && !raw {
+                if direction == Direction::Up {
+                    client_gone.store(true, Ordering::SeqCst);
+                } else if handshake && !raw && !client_gone.load(Ordering::SeqCst) {
                     shared.unanswered.fetch_add(1, Ordering::SeqCst);
                 }
                 return;
             }
             Ok(n) => n,
         };
+        if packets {
+            pending.extend_from_slice(&buf[..n]);
+            while let Some((packet, kind)) = quorum_wire::take_packet(&mut pending) {
+                let txn = quorum_wire::is_transaction(kind);
+                if queue.send((packet, None, txn)).is_err() {
+                    return;
+                }
+                if kind == quorum_wire::SNAP {
+                    // The snapshot follows unframed: relay the rest raw.
+                    packets = false;
+                    shared.unframed.store(true, Ordering::SeqCst);
+                    if queue
+                        .send((std::mem::take(&mut pending), None, false))
+                        .is_err()
+                    {
+                        return;
+                    }
+                    break;
+                }
+            }
+            continue;
+        }
         if raw {
-            if queue.send((buf[..n].to_vec(), None)).is_err() {
+            if queue.send((buf[..n].to_vec(), None, false)).is_err() {
                 return;
             }
             continue;
@@ -415,7 +498,7 @@ fn read_frames(
                 shared.inspect(direction, conn, &frame)
             };
             handshake = false;
-            if queue.send((frame, recorded)).is_err() {
+            if queue.send((frame, recorded, false)).is_err() {
                 return;
             }
         }
@@ -423,7 +506,7 @@ fn read_frames(
 }
 
 fn write_held(
-    held: mpsc::Receiver<(Vec<u8>, Option<u64>)>,
+    held: mpsc::Receiver<Queued>,
     mut to: TcpStream,
     from: TcpStream,
     direction: Direction,
@@ -434,7 +517,35 @@ fn write_held(
         Direction::Down => &shared.paused_down,
     };
     let mut broken = false;
-    for (frame, recorded) in held {
+    // Transactions held back while `holding_txns`, in order.
+    let mut deferred: std::collections::VecDeque<Vec<u8>> = Default::default();
+    loop {
+        let holding = shared.holding_txns.load(Ordering::SeqCst);
+        if !holding && !deferred.is_empty() && !broken {
+            wait_while_paused(paused, shared);
+            while let Some(frame) = deferred.pop_front() {
+                if to.write_all(&frame).is_err() {
+                    broken = true;
+                    let _ = from.shutdown(Shutdown::Both);
+                    break;
+                }
+            }
+        }
+        let next = if deferred.is_empty() {
+            held.recv()
+                .map_err(|_| mpsc::RecvTimeoutError::Disconnected)
+        } else {
+            held.recv_timeout(PAUSE_POLL)
+        };
+        let (frame, recorded, txn) = match next {
+            Ok(item) => item,
+            Err(mpsc::RecvTimeoutError::Timeout) => continue,
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        };
+        if txn && (holding || !deferred.is_empty()) {
+            deferred.push_back(frame);
+            continue;
+        }
         if !broken {
             wait_while_paused(paused, shared);
             broken = !shared.pass_on(&mut to, &frame, recorded);

@@ -8,8 +8,10 @@
 //! port. A follower connects to its leader's quorum port, so whichever
 //! server wins the election, follower `f`'s whole conversation with the
 //! leader (proposals, commits, pings, its acks and forwarded requests)
-//! crosses `link f→leader`, and only that proxy. Holding its leader→follower
-//! bytes lags the follower (it applies nothing, hears no ping); holding
+//! crosses `link f→leader`, and only that proxy. Holding the transactions
+//! the leader sends on it (proposals, commits, syncs — the proxy cuts that
+//! direction into quorum packets) lags the follower: it applies nothing
+//! while pings and session revalidations still pass. Holding every byte
 //! both ways and refusing new connections partitions it. Election traffic
 //! is not proxied: a partitioned follower that gave up on its leader finds
 //! the same leader again by election, and cannot reach it.
@@ -189,11 +191,30 @@ impl Ensemble {
     }
 
     /// Wait until one server leads and the two others follow, all applied
-    /// up to the same zxid; returns the roles.
+    /// up to the same zxid, each follower's link cut into packets; returns
+    /// the roles.
+    ///
+    /// A follower the leader synced with a snapshot (`SNAP`: a fresh
+    /// follower at `0x0` behind a leader at `<epoch>00000000` sometimes
+    /// gets one) has a link the proxy relays unframed from then on, so a
+    /// lag could not hold its transactions; its connection is broken once,
+    /// and it rejoins with a `DIFF` (its zxid is the leader's now).
     pub fn wait_settled(&self, limit: Duration) -> Result<[usize; MEMBERS], String> {
         let started = Instant::now();
         loop {
             if let Some(roles) = self.roles() {
+                let resync: Vec<usize> = roles[1..]
+                    .iter()
+                    .copied()
+                    .filter(|&f| self.link(f, roles[0]).unframed())
+                    .collect();
+                for &f in &resync {
+                    self.link(f, roles[0]).drop_connections();
+                }
+                if !resync.is_empty() {
+                    std::thread::sleep(Duration::from_millis(50));
+                    continue;
+                }
                 let leader = self.state(roles[0]);
                 if roles[1..].iter().all(|&f| caught_up(self.state(f), leader)) {
                     return Ok(roles);
@@ -215,18 +236,28 @@ impl Ensemble {
             .expect("no link from a server to itself")
     }
 
-    /// Hold everything the leader sends follower `follower`: it applies
-    /// nothing and hears no ping, while what it sends (forwarded requests,
-    /// acks) still reaches the leader. Must end within `syncLimit`, or the
-    /// follower gives up on the leader.
-    pub fn lag(&self, follower: usize, leader: usize) {
-        self.link(follower, leader).pause_replies();
+    /// Hold the transactions the leader sends follower `follower`
+    /// (proposals, commits, syncs): it applies nothing, while pings and
+    /// session revalidations still reach it and what it sends (forwarded
+    /// requests) still reaches the leader — a follower behind, not cut
+    /// off. Must end within `syncLimit`: the leader drops a follower that
+    /// acks no proposal for that long.
+    pub fn lag(&self, follower: usize, leader: usize) -> Result<(), String> {
+        let link = self.link(follower, leader);
+        if link.unframed() {
+            return Err(format!(
+                "server {follower}'s link to leader {leader} carried a snapshot: \
+                 its transactions cannot be held (see Ensemble::wait_settled)"
+            ));
+        }
+        link.hold_transactions();
+        Ok(())
     }
 
-    /// End a lag: the held proposals, commits and pings flow (see
+    /// End a lag: the held transactions flow, in order (see
     /// [`Ensemble::wait_caught_up`]).
     pub fn end_lag(&self, follower: usize, leader: usize) {
-        self.link(follower, leader).resume();
+        self.link(follower, leader).release_transactions();
     }
 
     /// Cut follower `follower` off from every other server's quorum port,
@@ -338,7 +369,7 @@ fn launch(java: &Path, classpath: &str, sync_limit: u64) -> Result<Ensemble, Una
                 continue;
             }
             let quorum = SocketAddr::from((Ipv4Addr::LOCALHOST, ports[3 * j + 1]));
-            let proxy = FaultProxy::start_raw(quorum)
+            let proxy = FaultProxy::start_quorum(quorum)
                 .map_err(|e| failed(format!("starting the link proxy {i}→{j}: {e}")))?;
             row.push(Some(proxy));
         }

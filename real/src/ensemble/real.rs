@@ -105,6 +105,8 @@ struct Slot {
     /// The role of the server it last connected to.
     at: Role,
     silenced: bool,
+    /// The server's answers are held on the way.
+    held: bool,
     in_flight: Vec<usize>,
     session: SessionId,
     armed: BTreeMap<u64, (String, WatchClass)>,
@@ -218,6 +220,7 @@ impl Conductor<'_> {
             link: Link::Connected,
             at: k % MEMBERS,
             silenced: false,
+            held: false,
             in_flight: Vec::new(),
             armed: BTreeMap::new(),
         });
@@ -401,7 +404,11 @@ impl Conductor<'_> {
     async fn barriers(&mut self) -> Result<(), EnsembleError> {
         for j in 0..self.slots.len() {
             let slot = &self.slots[j];
-            if slot.link != Link::Connected || slot.silenced || !slot.in_flight.is_empty() {
+            if slot.link != Link::Connected
+                || slot.silenced
+                || slot.held
+                || !slot.in_flight.is_empty()
+            {
                 continue;
             }
             let Some(handle) = slot.handle.clone() else {
@@ -435,17 +442,32 @@ impl Conductor<'_> {
                 self.until(Done::Answer(*k, i)).await?;
             }
             Step::Send(k, op) => {
-                let proxy = &self.slots[*k].proxies[self.slots[*k].at];
-                let before = proxy.requests_seen();
-                self.issue(*k, i, op.clone())?;
+                // Under a hold the server's answer is what shows it took
+                // the op; otherwise the request reaching the wire.
+                let held = self.slots[*k].held;
                 let at = self.slots[*k].at;
-                self.until_ready("the request on the wire", |c| {
-                    c.slots[*k].proxies[at].requests_seen() > before
-                })
-                .await?;
+                let seen = move |c: &Self| {
+                    let proxy = &c.slots[*k].proxies[at];
+                    if held {
+                        proxy.replies_seen()
+                    } else {
+                        proxy.requests_seen()
+                    }
+                };
+                let before = seen(self);
+                self.issue(*k, i, op.clone())?;
+                self.until_ready("the op on the wire", |c| seen(c) > before)
+                    .await?;
+            }
+            &Step::HoldReplies(k) => {
+                let slot = &mut self.slots[k];
+                slot.proxies[slot.at].pause_replies();
+                slot.held = true;
             }
             &Step::Lag(r) => {
-                self.ensemble.lag(self.roles[r], self.roles[0]);
+                self.ensemble
+                    .lag(self.roles[r], self.roles[0])
+                    .map_err(EnsembleError)?;
                 self.lagged[r] = true;
             }
             &Step::Unlag(r) => {
@@ -477,8 +499,17 @@ impl Conductor<'_> {
                 for proxy in &self.slots[k].proxies {
                     proxy.refuse();
                     proxy.drop_connections();
+                    // Held answers are lost with the connection.
+                    proxy.resume();
                 }
+                self.slots[k].held = false;
+                let from = self.raw.len();
                 self.until(Done::State(k, Link::Disconnected)).await?;
+                // What was in flight fails with `ConnectionLoss`.
+                while let Some(&step) = self.slots[k].in_flight.first() {
+                    self.until(Done::Answer(k, step)).await?;
+                }
+                self.in_java_order(k, from);
             }
             &Step::Connect(k, r) => self.connect(k, r).await?,
             &Step::Sleep(n) => {
@@ -500,6 +531,27 @@ impl Conductor<'_> {
             &Step::AwaitWatch(k) => self.until(Done::Watch(k)).await?,
         }
         Ok(())
+    }
+
+    /// Put what session `k` saw since `from` (a broken connection) in the
+    /// order the Java client and the simulator deliver it: the failed ops
+    /// in the order sent, then `Disconnected` (`SendThread.cleanup`).
+    /// `zookeeper-client` reports the state first and fails ops in
+    /// `HashMap` order, an order that carries no information (as in the
+    /// one-server conductor).
+    fn in_java_order(&mut self, k: usize, from: usize) {
+        let at: Vec<usize> = (from..self.raw.len())
+            .filter(|&i| self.raw[i].1 == k)
+            .collect();
+        let mut mine: Vec<(usize, usize, Raw)> = at.iter().map(|&i| self.raw[i].clone()).collect();
+        mine.sort_by_key(|(_, _, r)| match r {
+            Raw::Seen(Seen::Reply { step, .. }) => (0, *step),
+            Raw::Seen(Seen::Watch(_)) => (1, 0),
+            Raw::Seen(Seen::Session(_)) | Raw::Refused => (2, 0),
+        });
+        for (i, entry) in at.into_iter().zip(mine) {
+            self.raw[i] = entry;
+        }
     }
 
     /// Let session `k` reach server `role` only; it connects (or learns

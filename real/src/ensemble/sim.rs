@@ -145,6 +145,7 @@ pub fn run_with(script: &EnsembleScript, config: Config) -> Result<Vec<Observed>
         world: World::new(config, players),
         log: Vec::new(),
         lagged: [false; 3],
+        held: vec![false; sessions],
         raw: Vec::new(),
         noted: vec![0; sessions],
     };
@@ -177,6 +178,8 @@ struct Runner {
     world: World<Player>,
     log: Vec<zksim::Happening<()>>,
     lagged: [bool; 3],
+    /// Sessions whose replies the script holds.
+    held: Vec<bool>,
     /// `(step, session, what)` in the order noted.
     raw: Vec<(usize, usize, Raw)>,
     /// How much of each player's record is in `raw` already.
@@ -242,7 +245,8 @@ impl Runner {
             enabled.clear();
             self.world.enabled(&mut enabled);
             let next = enabled.iter().find(|e| match e {
-                Event::Request { .. } | Event::Receive { .. } => true,
+                Event::Request { .. } => true,
+                Event::Receive { client } => !self.held[*client],
                 Event::Apply { server } => !self.lagged[*server],
                 _ => false,
             });
@@ -268,7 +272,12 @@ impl Runner {
             Step::Silence(k) => {
                 self.must(i, Event::Fault(Fault::ExpireSession { client: k }))?;
             }
-            Step::Drop(k) => self.must(i, Event::Fault(Fault::DropConnection { client: k }))?,
+            Step::HoldReplies(k) => self.held[k] = true,
+            Step::Drop(k) => {
+                // A hold lasts as long as the connection it holds.
+                self.held[k] = false;
+                self.must(i, Event::Fault(Fault::DropConnection { client: k }))?;
+            }
             Step::Connect(k, r) => {
                 if !self.step(&Event::Connect {
                     client: k,
