@@ -28,6 +28,7 @@ mod driver;
 pub mod ensemble;
 mod ops;
 mod proxy;
+mod quorum_wire;
 mod run;
 mod run_types;
 mod server;

@@ -13,14 +13,17 @@
 //! answer is held; and it keeps the multi replies it passed on, decoded, so
 //! that a failed multi's per-op codes can be read as the server sent them.
 
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::net::{Ipv4Addr, Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{mpsc, Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
 use crate::wire::{self, MultiReply};
+
+mod relay;
+use relay::accept_loop;
 
 /// How often a paused relay looks at whether it may go on.
 const PAUSE_POLL: Duration = Duration::from_millis(5);
@@ -48,6 +51,14 @@ struct Shared {
     /// The bytes are not ZooKeeper client packets (a quorum link): relay
     /// them as they come, unframed and uninspected.
     raw: AtomicBool,
+    /// A quorum link: the server→client direction (leader→follower) is cut
+    /// into quorum packets, so that transactions can be held alone.
+    quorum: AtomicBool,
+    /// Transactions from the leader are held (pings and the rest pass).
+    holding_txns: AtomicBool,
+    /// A quorum link's leader sent a snapshot on the latest connection:
+    /// the rest of it is relayed unframed, and cannot hold transactions.
+    unframed: AtomicBool,
     /// How many connections were accepted (refused ones included).
     accepted: AtomicU64,
     /// How many connections the server closed before answering the
@@ -187,19 +198,21 @@ impl FaultProxy {
         FaultProxy::start_with(upstream, false)
     }
 
-    /// Listen on a free loopback port and relay any TCP protocol to
-    /// `upstream` (a ZooKeeper quorum link between two servers): bytes are
-    /// passed on as read, held only by [`FaultProxy::pause`] and friends,
-    /// and nothing is counted or decoded.
-    pub fn start_raw(upstream: SocketAddr) -> io::Result<FaultProxy> {
+    /// Listen on a free loopback port and relay a ZooKeeper quorum link
+    /// (a follower connecting to `upstream`, a server's quorum port): bytes
+    /// are passed on as read, held by [`FaultProxy::pause`] and friends;
+    /// the leader→follower direction is also cut into quorum packets for
+    /// [`FaultProxy::hold_transactions`]. Nothing is counted.
+    pub fn start_quorum(upstream: SocketAddr) -> io::Result<FaultProxy> {
         FaultProxy::start_with(upstream, true)
     }
 
-    fn start_with(upstream: SocketAddr, raw: bool) -> io::Result<FaultProxy> {
+    fn start_with(upstream: SocketAddr, quorum: bool) -> io::Result<FaultProxy> {
         let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?;
         let port = listener.local_addr()?.port();
         let shared = Arc::new(Shared::default());
-        shared.raw.store(raw, Ordering::SeqCst);
+        shared.raw.store(quorum, Ordering::SeqCst);
+        shared.quorum.store(quorum, Ordering::SeqCst);
         let accept_shared = shared.clone();
         let acceptor = thread::Builder::new()
             .name(format!("zk-proxy-{port}"))
@@ -225,6 +238,26 @@ impl FaultProxy {
     /// left alone): to a client, a server it cannot use.
     pub fn refuse(&self) {
         self.shared.refusing.store(true, Ordering::SeqCst);
+    }
+
+    /// On a quorum link: hold the transactions the leader sends (proposals,
+    /// commits, syncs) while its pings and session revalidations pass — a
+    /// follower that is behind, not cut off. The leader drops a follower
+    /// that acks no proposal for `syncLimit` ticks, so this must end sooner.
+    pub fn hold_transactions(&self) {
+        self.shared.holding_txns.store(true, Ordering::SeqCst);
+    }
+
+    /// Whether the latest connection on a quorum link went unframed (its
+    /// leader synced the follower with a snapshot): transactions on it
+    /// cannot be held until the follower reconnects.
+    pub fn unframed(&self) -> bool {
+        self.shared.unframed.load(Ordering::SeqCst)
+    }
+
+    /// Let held transactions flow, in order, ahead of anything newer.
+    pub fn release_transactions(&self) {
+        self.shared.holding_txns.store(false, Ordering::SeqCst);
     }
 
     /// Relay new connections again.
@@ -311,152 +344,5 @@ impl Drop for FaultProxy {
             let _ = acceptor.join();
         }
         self.shared.drop_all();
-    }
-}
-
-fn accept_loop(listener: TcpListener, upstream: SocketAddr, shared: Arc<Shared>) {
-    for client in listener.incoming() {
-        if shared.stopping.load(Ordering::SeqCst) {
-            return;
-        }
-        let Ok(client) = client else { continue };
-        shared.accepted.fetch_add(1, Ordering::SeqCst);
-        if shared.refusing.load(Ordering::SeqCst) {
-            let _ = client.shutdown(Shutdown::Both);
-            continue;
-        }
-        let Ok(server) = TcpStream::connect(upstream) else {
-            let _ = client.shutdown(Shutdown::Both);
-            continue;
-        };
-        let _ = client.set_nodelay(true);
-        let _ = server.set_nodelay(true);
-        let (Ok(client_reader), Ok(server_reader), Ok(client_kept), Ok(server_kept)) = (
-            client.try_clone(),
-            server.try_clone(),
-            client.try_clone(),
-            server.try_clone(),
-        ) else {
-            continue;
-        };
-        let conn = shared.next_conn.fetch_add(1, Ordering::SeqCst);
-        shared
-            .open
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push((conn, client_kept, server_kept));
-        let up = shared.clone();
-        let down = shared.clone();
-        let _ = thread::Builder::new()
-            .name("zk-proxy-up".into())
-            .spawn(move || relay(client_reader, server, Direction::Up, conn, up));
-        let _ = thread::Builder::new()
-            .name("zk-proxy-down".into())
-            .spawn(move || relay(server_reader, client, Direction::Down, conn, down));
-    }
-}
-
-/// Copy `from` to `to` packet by packet until either end closes, holding
-/// each packet while its direction is paused. A held packet is lost if the
-/// connection is dropped meanwhile.
-///
-/// Reading and writing are two threads joined by a queue, so that packets
-/// behind a held one are still read (and counted) while it waits.
-fn relay(from: TcpStream, to: TcpStream, direction: Direction, conn: u64, shared: Arc<Shared>) {
-    let (queue, held) = mpsc::channel::<(Vec<u8>, Option<u64>)>();
-    let writer_shared = shared.clone();
-    let (Ok(from_kept), Ok(to_kept)) = (from.try_clone(), to.try_clone()) else {
-        return;
-    };
-    let writer = thread::Builder::new()
-        .name("zk-proxy-writer".into())
-        .spawn(move || write_held(held, to_kept, from_kept, direction, &writer_shared));
-    if writer.is_err() {
-        return;
-    }
-    read_frames(from, direction, conn, &shared, &queue);
-    // Dropping the queue lets the writer pass on what is left, then stop.
-    drop(queue);
-}
-
-fn read_frames(
-    mut from: TcpStream,
-    direction: Direction,
-    conn: u64,
-    shared: &Shared,
-    queue: &mpsc::Sender<(Vec<u8>, Option<u64>)>,
-) {
-    let mut buf = [0u8; 16 * 1024];
-    let raw = shared.raw.load(Ordering::SeqCst);
-    let mut pending = Vec::new();
-    // The first packet each way is the session handshake, not a request/reply.
-    let mut handshake = true;
-    loop {
-        let n = match from.read(&mut buf) {
-            Ok(0) | Err(_) => {
-                if direction == Direction::Down && handshake && !raw {
-                    shared.unanswered.fetch_add(1, Ordering::SeqCst);
-                }
-                return;
-            }
-            Ok(n) => n,
-        };
-        if raw {
-            if queue.send((buf[..n].to_vec(), None)).is_err() {
-                return;
-            }
-            continue;
-        }
-        pending.extend_from_slice(&buf[..n]);
-        while let Some(frame) = wire::take_frame(&mut pending) {
-            let recorded = if handshake {
-                None
-            } else {
-                shared.inspect(direction, conn, &frame)
-            };
-            handshake = false;
-            if queue.send((frame, recorded)).is_err() {
-                return;
-            }
-        }
-    }
-}
-
-fn write_held(
-    held: mpsc::Receiver<(Vec<u8>, Option<u64>)>,
-    mut to: TcpStream,
-    from: TcpStream,
-    direction: Direction,
-    shared: &Shared,
-) {
-    let paused = match direction {
-        Direction::Up => &shared.paused_up,
-        Direction::Down => &shared.paused_down,
-    };
-    let mut broken = false;
-    for (frame, recorded) in held {
-        if !broken {
-            wait_while_paused(paused, shared);
-            broken = !shared.pass_on(&mut to, &frame, recorded);
-            if broken {
-                // Ends the reader, which closes the queue.
-                let _ = from.shutdown(Shutdown::Both);
-            }
-        }
-        // Behind a failed write nothing more reaches the client: what the
-        // reader still queues is taken back, not left recorded.
-        if broken {
-            if let Some(serial) = recorded {
-                shared.tap().forget(serial);
-            }
-        }
-    }
-    let _ = from.shutdown(Shutdown::Both);
-    let _ = to.shutdown(Shutdown::Both);
-}
-
-fn wait_while_paused(paused: &AtomicBool, shared: &Shared) {
-    while paused.load(Ordering::SeqCst) && !shared.stopping.load(Ordering::SeqCst) {
-        thread::sleep(PAUSE_POLL);
     }
 }

@@ -8,8 +8,10 @@
 //! port. A follower connects to its leader's quorum port, so whichever
 //! server wins the election, follower `f`'s whole conversation with the
 //! leader (proposals, commits, pings, its acks and forwarded requests)
-//! crosses `link f→leader`, and only that proxy. Holding its leader→follower
-//! bytes lags the follower (it applies nothing, hears no ping); holding
+//! crosses `link f→leader`, and only that proxy. Holding the transactions
+//! the leader sends on it (proposals, commits, syncs — the proxy cuts that
+//! direction into quorum packets) lags the follower: it applies nothing
+//! while pings and session revalidations still pass. Holding every byte
 //! both ways and refusing new connections partitions it. Election traffic
 //! is not proxied: a partitioned follower that gave up on its leader finds
 //! the same leader again by election, and cannot reach it.
@@ -23,17 +25,15 @@
 //! server by its own process id.
 
 use std::fmt;
-use std::fs::{self, File};
+use std::fs;
 use std::io;
 use std::net::{Ipv4Addr, SocketAddr};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::PathBuf;
+use std::process::Child;
 use std::time::{Duration, Instant};
 
-use crate::server::{
-    check_classpath, debian_classpath, find_java, four_letter, free_port, log_tail, private_dir,
-};
-use crate::{FaultProxy, Unavailable, CLASSPATH_ENV, MIN_SESSION_TIMEOUT};
+use crate::server::{check_classpath, debian_classpath, find_java, four_letter, log_tail};
+use crate::{FaultProxy, Unavailable, CLASSPATH_ENV};
 
 /// How many servers the ensemble has.
 pub const MEMBERS: usize = 3;
@@ -57,6 +57,9 @@ const START_TIMEOUT: Duration = Duration::from_secs(45);
 const CATCH_UP_TIMEOUT: Duration = Duration::from_secs(20);
 /// A few tries in case another process takes one of the free ports found.
 const START_ATTEMPTS: u32 = 3;
+
+mod launch;
+use launch::launch;
 
 /// What a server says it is (`srvr`'s `Mode:`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -189,11 +192,30 @@ impl Ensemble {
     }
 
     /// Wait until one server leads and the two others follow, all applied
-    /// up to the same zxid; returns the roles.
+    /// up to the same zxid, each follower's link cut into packets; returns
+    /// the roles.
+    ///
+    /// A follower the leader synced with a snapshot (`SNAP`: a fresh
+    /// follower at `0x0` behind a leader at `<epoch>00000000` sometimes
+    /// gets one) has a link the proxy relays unframed from then on, so a
+    /// lag could not hold its transactions; its connection is broken once,
+    /// and it rejoins with a `DIFF` (its zxid is the leader's now).
     pub fn wait_settled(&self, limit: Duration) -> Result<[usize; MEMBERS], String> {
         let started = Instant::now();
         loop {
             if let Some(roles) = self.roles() {
+                let resync: Vec<usize> = roles[1..]
+                    .iter()
+                    .copied()
+                    .filter(|&f| self.link(f, roles[0]).unframed())
+                    .collect();
+                for &f in &resync {
+                    self.link(f, roles[0]).drop_connections();
+                }
+                if !resync.is_empty() {
+                    std::thread::sleep(Duration::from_millis(50));
+                    continue;
+                }
                 let leader = self.state(roles[0]);
                 if roles[1..].iter().all(|&f| caught_up(self.state(f), leader)) {
                     return Ok(roles);
@@ -215,18 +237,28 @@ impl Ensemble {
             .expect("no link from a server to itself")
     }
 
-    /// Hold everything the leader sends follower `follower`: it applies
-    /// nothing and hears no ping, while what it sends (forwarded requests,
-    /// acks) still reaches the leader. Must end within `syncLimit`, or the
-    /// follower gives up on the leader.
-    pub fn lag(&self, follower: usize, leader: usize) {
-        self.link(follower, leader).pause_replies();
+    /// Hold the transactions the leader sends follower `follower`
+    /// (proposals, commits, syncs): it applies nothing, while pings and
+    /// session revalidations still reach it and what it sends (forwarded
+    /// requests) still reaches the leader — a follower behind, not cut
+    /// off. Must end within `syncLimit`: the leader drops a follower that
+    /// acks no proposal for that long.
+    pub fn lag(&self, follower: usize, leader: usize) -> Result<(), String> {
+        let link = self.link(follower, leader);
+        if link.unframed() {
+            return Err(format!(
+                "server {follower}'s link to leader {leader} carried a snapshot: \
+                 its transactions cannot be held (see Ensemble::wait_settled)"
+            ));
+        }
+        link.hold_transactions();
+        Ok(())
     }
 
-    /// End a lag: the held proposals, commits and pings flow (see
+    /// End a lag: the held transactions flow, in order (see
     /// [`Ensemble::wait_caught_up`]).
     pub fn end_lag(&self, follower: usize, leader: usize) {
-        self.link(follower, leader).resume();
+        self.link(follower, leader).release_transactions();
     }
 
     /// Cut follower `follower` off from every other server's quorum port,
@@ -320,159 +352,6 @@ pub fn parse_srvr(answer: &str) -> ServerState {
     ServerState { mode, zxid }
 }
 
-fn launch(java: &Path, classpath: &str, sync_limit: u64) -> Result<Ensemble, Unavailable> {
-    let failed = |reason: String| Unavailable::Failed {
-        reason,
-        log_tail: String::new(),
-    };
-    let mut ports = Vec::new();
-    for _ in 0..3 * MEMBERS {
-        ports.push(free_port().map_err(|e| failed(format!("finding a free port: {e}")))?);
-    }
-    let mut links: Vec<Vec<Option<FaultProxy>>> = Vec::new();
-    for i in 0..MEMBERS {
-        let mut row = Vec::new();
-        for j in 0..MEMBERS {
-            if i == j {
-                row.push(None);
-                continue;
-            }
-            let quorum = SocketAddr::from((Ipv4Addr::LOCALHOST, ports[3 * j + 1]));
-            let proxy = FaultProxy::start_raw(quorum)
-                .map_err(|e| failed(format!("starting the link proxy {i}→{j}: {e}")))?;
-            row.push(Some(proxy));
-        }
-        links.push(row);
-    }
-    let started = Instant::now();
-    let mut ensemble = Ensemble {
-        members: Vec::new(),
-        links,
-        startup: Duration::ZERO,
-        sync_limit,
-    };
-    for i in 0..MEMBERS {
-        let dir = private_dir().map_err(|e| failed(format!("creating a data directory: {e}")))?;
-        let member = spawn_member(java, classpath, i, &ports, &ensemble, dir)?;
-        ensemble.members.push(member);
-    }
-    let deadline = started + START_TIMEOUT;
-    loop {
-        for (i, member) in ensemble.members.iter_mut().enumerate() {
-            if let Ok(Some(status)) = member.child.try_wait() {
-                return Err(Unavailable::Failed {
-                    reason: format!("server {i} exited with {status}"),
-                    log_tail: log_tail(&member.dir),
-                });
-            }
-        }
-        if ensemble.roles().is_some() {
-            ensemble.startup = started.elapsed();
-            return Ok(ensemble);
-        }
-        if Instant::now() > deadline {
-            let tails: Vec<String> = (0..MEMBERS)
-                .map(|i| format!("--- server {i} ---\n{}", ensemble.log_tail(i)))
-                .collect();
-            return Err(Unavailable::Failed {
-                reason: format!("no leader and two followers after {START_TIMEOUT:?}"),
-                log_tail: tails.join("\n"),
-            });
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-fn spawn_member(
-    java: &Path,
-    classpath: &str,
-    i: usize,
-    ports: &[u16],
-    ensemble: &Ensemble,
-    dir: PathBuf,
-) -> Result<Member, Unavailable> {
-    let failed = |reason: String| Unavailable::Failed {
-        reason,
-        log_tail: String::new(),
-    };
-    let data = dir.join("data");
-    fs::create_dir_all(&data).map_err(|e| failed(format!("creating {}: {e}", data.display())))?;
-    fs::write(data.join("myid"), format!("{}\n", i + 1))
-        .map_err(|e| failed(format!("writing myid: {e}")))?;
-    let quorum_port = |j: usize| {
-        ensemble.links[i][j]
-            .as_ref()
-            .map_or(ports[3 * j + 1], FaultProxy::port)
-    };
-    let servers: Vec<(usize, u16, u16)> = (0..MEMBERS)
-        .map(|j| (j + 1, quorum_port(j), ports[3 * j + 2]))
-        .collect();
-    let cfg = dir.join("zoo.cfg");
-    fs::write(
-        &cfg,
-        config_text(ports[3 * i], &data, &servers, ensemble.sync_limit),
-    )
-    .map_err(|e| failed(format!("writing {}: {e}", cfg.display())))?;
-    let log = File::create(dir.join("server.log")).map_err(|e| failed(format!("log file: {e}")))?;
-    let log_err = log
-        .try_clone()
-        .map_err(|e| failed(format!("log file: {e}")))?;
-    let child = Command::new(java)
-        .args([
-            "-Xmx128m",
-            "-XX:+UseSerialGC",
-            "-XX:TieredStopAtLevel=1",
-            "-Djava.net.preferIPv4Stack=true",
-        ])
-        .arg("-cp")
-        .arg(classpath)
-        .arg("org.apache.zookeeper.server.quorum.QuorumPeerMain")
-        .arg(&cfg)
-        .stdin(Stdio::null())
-        .stdout(log)
-        .stderr(log_err)
-        .spawn()
-        .map_err(|e| failed(format!("spawning {}: {e}", java.display())))?;
-    Ok(Member {
-        child,
-        client_port: ports[3 * i],
-        dir,
-    })
-}
-
-/// One server's `zoo.cfg`: `servers` lists `(myid, quorum port, election
-/// port)` as this server sees them (the others' quorum ports are its links).
-fn config_text(
-    client_port: u16,
-    data_dir: &Path,
-    servers: &[(usize, u16, u16)],
-    sync_limit: u64,
-) -> String {
-    let mut text = format!(
-        "tickTime={ENSEMBLE_TICK_MS}\n\
-         initLimit={INIT_LIMIT}\n\
-         syncLimit={sync_limit}\n\
-         dataDir={}\n\
-         clientPort={client_port}\n\
-         clientPortAddress=127.0.0.1\n\
-         admin.enableServer=false\n\
-         4lw.commands.whitelist=*\n\
-         minSessionTimeout={}\n\
-         maxSessionTimeout={}\n\
-         maxClientCnxns=0\n\
-         preAllocSize=1024\n\
-         forceSync=no\n\
-         reconfigEnabled=false\n",
-        data_dir.display(),
-        MIN_SESSION_TIMEOUT.as_millis(),
-        ENSEMBLE_MAX_TIMEOUT_TICKS * ENSEMBLE_TICK_MS,
-    );
-    for (id, quorum, election) in servers {
-        text.push_str(&format!("server.{id}=127.0.0.1:{quorum}:{election}\n"));
-    }
-    text
-}
-
 /// An ensemble for a test, or `None` (after saying so loudly) when
 /// ZooKeeper is not installed; on CI (`CI=true`) a missing ZooKeeper fails
 /// the test instead, as [`crate::require_server`]. An ensemble that is
@@ -517,20 +396,5 @@ mod tests {
         );
         let electing = "This ZooKeeper instance is not currently serving requests\n";
         assert_eq!(parse_srvr(electing).mode, Mode::Down);
-    }
-
-    #[test]
-    fn each_config_names_its_own_quorum_port_and_the_others_links() {
-        let text = config_text(
-            2181,
-            Path::new("/tmp/d"),
-            &[(1, 1001, 2001), (2, 1002, 2002), (3, 1003, 2003)],
-            7,
-        );
-        assert!(text.contains("server.2=127.0.0.1:1002:2002\n"), "{text}");
-        assert!(text.contains("syncLimit=7\n"));
-        assert!(text.contains("maxSessionTimeout=2000\n"));
-        assert!(text.contains("clientPortAddress=127.0.0.1\n"));
-        assert!(text.contains("reconfigEnabled=false\n"));
     }
 }

@@ -30,12 +30,14 @@ use std::time::Duration;
 use zksim::{Op, SessionEvent, SessionId};
 use zookeeper_client as zk;
 
-use super::script::{normalize_steps, EnsembleScript, Observed, Raw, Role, Step, ROOT};
+use super::script::{normalize_steps, EnsembleScript, Observed, Raw, Role, ROOT};
 use super::{Ensemble, ENSEMBLE_TICK_MS, MEMBERS};
 use crate::conformance::{Seen, SETUP};
 use crate::ops::{self, Answer, WatchClass};
 use crate::wakeset::WakeSet;
 use crate::FaultProxy;
+
+mod steps;
 
 /// How long one step may take before the run is declared stuck.
 const STEP_LIMIT: Duration = Duration::from_secs(20);
@@ -105,6 +107,8 @@ struct Slot {
     /// The role of the server it last connected to.
     at: Role,
     silenced: bool,
+    /// The server's answers are held on the way.
+    held: bool,
     in_flight: Vec<usize>,
     session: SessionId,
     armed: BTreeMap<u64, (String, WatchClass)>,
@@ -218,6 +222,7 @@ impl Conductor<'_> {
             link: Link::Connected,
             at: k % MEMBERS,
             silenced: false,
+            held: false,
             in_flight: Vec::new(),
             armed: BTreeMap::new(),
         });
@@ -401,7 +406,11 @@ impl Conductor<'_> {
     async fn barriers(&mut self) -> Result<(), EnsembleError> {
         for j in 0..self.slots.len() {
             let slot = &self.slots[j];
-            if slot.link != Link::Connected || slot.silenced || !slot.in_flight.is_empty() {
+            if slot.link != Link::Connected
+                || slot.silenced
+                || slot.held
+                || !slot.in_flight.is_empty()
+            {
                 continue;
             }
             let Some(handle) = slot.handle.clone() else {
@@ -424,121 +433,6 @@ impl Conductor<'_> {
                     self.until(Done::Answer(k, step)).await?;
                 }
             }
-        }
-        Ok(())
-    }
-
-    async fn play(&mut self, i: usize, step: &Step) -> Result<(), EnsembleError> {
-        match step {
-            Step::Op(k, op) => {
-                self.issue(*k, i, op.clone())?;
-                self.until(Done::Answer(*k, i)).await?;
-            }
-            Step::Send(k, op) => {
-                let proxy = &self.slots[*k].proxies[self.slots[*k].at];
-                let before = proxy.requests_seen();
-                self.issue(*k, i, op.clone())?;
-                let at = self.slots[*k].at;
-                self.until_ready("the request on the wire", |c| {
-                    c.slots[*k].proxies[at].requests_seen() > before
-                })
-                .await?;
-            }
-            &Step::Lag(r) => {
-                self.ensemble.lag(self.roles[r], self.roles[0]);
-                self.lagged[r] = true;
-            }
-            &Step::Unlag(r) => {
-                self.ensemble.end_lag(self.roles[r], self.roles[0]);
-                self.lagged[r] = false;
-                self.until_ready("the lagged follower to catch up", |c| c.caught_up(r))
-                    .await?;
-                self.settle_at(r).await?;
-            }
-            &Step::Partition(r) => {
-                self.ensemble.partition(self.roles[r]);
-                self.partitioned[r] = true;
-            }
-            &Step::Heal(r) => {
-                self.ensemble.end_partition(self.roles[r]);
-                self.partitioned[r] = false;
-                self.until_ready("the healed follower to catch up", |c| c.caught_up(r))
-                    .await?;
-                self.settle_at(r).await?;
-            }
-            &Step::Silence(k) => {
-                for proxy in &self.slots[k].proxies {
-                    proxy.refuse();
-                    proxy.pause();
-                }
-                self.slots[k].silenced = true;
-            }
-            &Step::Drop(k) => {
-                for proxy in &self.slots[k].proxies {
-                    proxy.refuse();
-                    proxy.drop_connections();
-                }
-                self.until(Done::State(k, Link::Disconnected)).await?;
-            }
-            &Step::Connect(k, r) => self.connect(k, r).await?,
-            &Step::Sleep(n) => {
-                let until =
-                    tokio::time::Instant::now() + Duration::from_millis(n * ENSEMBLE_TICK_MS);
-                while tokio::time::Instant::now() < until {
-                    let left = until - tokio::time::Instant::now();
-                    self.handle_next(left).await;
-                }
-            }
-            &Step::AwaitSession(k, event) => {
-                let link = match event {
-                    SessionEvent::Disconnected => Link::Disconnected,
-                    SessionEvent::SyncConnected => Link::Connected,
-                    SessionEvent::Expired => Link::Expired,
-                };
-                self.until(Done::State(k, link)).await?;
-            }
-            &Step::AwaitWatch(k) => self.until(Done::Watch(k)).await?,
-        }
-        Ok(())
-    }
-
-    /// Let session `k` reach server `role` only; it connects (or learns
-    /// `Expired`), or the server closes its attempts: refused.
-    async fn connect(&mut self, k: usize, role: Role) -> Result<(), EnsembleError> {
-        if self.slots[k].link != Link::Disconnected {
-            return fail(format!("s{k} is not disconnected"));
-        }
-        if self.slots[k].silenced {
-            // What the silence held on the old connection is lost with it.
-            for proxy in &self.slots[k].proxies {
-                proxy.drop_connections();
-                proxy.resume();
-            }
-            self.slots[k].silenced = false;
-        }
-        let before = self.slots[k].proxies[role].refused_by_server();
-        self.slots[k].proxies[role].admit();
-        self.until_ready("a connection or a refusal", |c| {
-            c.slots[k].link != Link::Disconnected
-                || c.slots[k].proxies[role].refused_by_server() > before
-        })
-        .await?;
-        self.slots[k].proxies[role].refuse();
-        match self.slots[k].link {
-            Link::Disconnected => self.raw.push((self.step, k, Raw::Refused)),
-            Link::Connected => {
-                self.slots[k].at = role;
-                // What `SetWatches` brought back comes before this answer.
-                let Some(handle) = self.slots[k].handle.clone() else {
-                    return fail(format!("s{k} is closed"));
-                };
-                self.set.push(async move {
-                    let _ = handle.check_stat("/").await;
-                    Outcome::Barrier { session: k }
-                });
-                self.until(Done::Barrier(k)).await?;
-            }
-            Link::Expired | Link::Closed => {}
         }
         Ok(())
     }

@@ -32,8 +32,9 @@ pub enum Step {
     /// The session sends `op` without waiting: its reply comes in a later
     /// step (a `sync` on a lagging follower is answered when it catches up).
     Send(usize, Op),
-    /// The follower stops applying (real: the leader's bytes to it are
-    /// held — proposals, commits, pings; sim: no `Apply` for it). Must end
+    /// The follower stops applying (real: the transactions the leader
+    /// sends it are held — proposals, commits, syncs — while pings and
+    /// session revalidations pass; sim: no `Apply` for it). Must end
     /// within `syncLimit`.
     Lag(Role),
     /// The follower applies everything committed (real: waits until its
@@ -48,6 +49,11 @@ pub enum Step {
     /// (real: its proxies hold every byte and refuse new connections; sim:
     /// `Fault::ExpireSession`) — a client that stops pinging (S21a).
     Silence(usize),
+    /// From now until its connection breaks, nothing the session's server
+    /// sends reaches it (real: its proxy holds server→client bytes; sim: no
+    /// `Receive`): a `Send` then ends once the server has answered (applied)
+    /// the op, and the answer is lost at the next `Drop`.
+    HoldReplies(usize),
     /// The session's connection breaks (`Fault::DropConnection`).
     Drop(usize),
     /// A disconnected session tries server `role`: it connects (its

@@ -145,6 +145,7 @@ pub fn run_with(script: &EnsembleScript, config: Config) -> Result<Vec<Observed>
         world: World::new(config, players),
         log: Vec::new(),
         lagged: [false; 3],
+        held: vec![false; sessions],
         raw: Vec::new(),
         noted: vec![0; sessions],
     };
@@ -177,6 +178,8 @@ struct Runner {
     world: World<Player>,
     log: Vec<zksim::Happening<()>>,
     lagged: [bool; 3],
+    /// Sessions whose replies the script holds.
+    held: Vec<bool>,
     /// `(step, session, what)` in the order noted.
     raw: Vec<(usize, usize, Raw)>,
     /// How much of each player's record is in `raw` already.
@@ -242,7 +245,8 @@ impl Runner {
             enabled.clear();
             self.world.enabled(&mut enabled);
             let next = enabled.iter().find(|e| match e {
-                Event::Request { .. } | Event::Receive { .. } => true,
+                Event::Request { .. } => true,
+                Event::Receive { client } => !self.held[*client],
                 Event::Apply { server } => !self.lagged[*server],
                 _ => false,
             });
@@ -268,8 +272,18 @@ impl Runner {
             Step::Silence(k) => {
                 self.must(i, Event::Fault(Fault::ExpireSession { client: k }))?;
             }
-            Step::Drop(k) => self.must(i, Event::Fault(Fault::DropConnection { client: k }))?,
+            Step::HoldReplies(k) => self.held[k] = true,
+            Step::Drop(k) => {
+                // A hold lasts as long as the connection it holds.
+                self.held[k] = false;
+                self.must(i, Event::Fault(Fault::DropConnection { client: k }))?;
+            }
             Step::Connect(k, r) => {
+                if !self.world.client_readiness(k).connecting {
+                    return Err(Unplayable(format!(
+                        "step {i}: s{k} is not looking for a server"
+                    )));
+                }
                 if !self.step(&Event::Connect {
                     client: k,
                     server: r,
@@ -304,5 +318,80 @@ impl Runner {
         Err(Unplayable(format!(
             "step {i}: not seen within {AWAIT_LIMIT} ticks"
         )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The simulator runner on its own (no Java needed): a lag, a refused
+    //! and an accepted connection, a step-tagged stale read.
+
+    use super::*;
+    use crate::ensemble::script::What;
+
+    fn lines(script: &EnsembleScript) -> Vec<String> {
+        run(script)
+            .expect("playable")
+            .iter()
+            .map(|o| format!("{} s{} {}", o.step, o.session, o.what))
+            .collect()
+    }
+
+    fn exists(path: &str) -> Op {
+        Op::Exists {
+            path: path.into(),
+            watch: false,
+        }
+    }
+
+    fn script(lag: bool) -> EnsembleScript {
+        let mut s = EnsembleScript::new("t", 3, 20);
+        if lag {
+            s = s.then(Step::Lag(1));
+        }
+        s.then(Step::Op(
+            0,
+            Op::Create {
+                path: "/t/y".into(),
+                data: Vec::new(),
+                mode: CreateMode::Persistent,
+            },
+        ))
+        .then(Step::Op(2, exists("/t/y")))
+        .then(Step::Op(1, exists("/t/y")))
+        .then(Step::Drop(2))
+        .then(Step::Connect(2, 1))
+    }
+
+    fn finish(script: EnsembleScript) -> EnsembleScript {
+        script.then(Step::Op(2, exists("/t/y")))
+    }
+
+    #[test]
+    fn a_lagging_follower_reads_stale_and_refuses_a_client_ahead_of_it() {
+        let seen = lines(&finish(script(true).then(Step::Connect(2, 0))));
+        assert!(
+            seen.contains(&"3 s1 #3 Exists(none)".to_string()),
+            "{seen:?}"
+        );
+        assert!(seen.contains(&"5 s2 refused".to_string()), "{seen:?}");
+        assert!(seen.contains(&"6 s2 session SyncConnected".to_string()));
+    }
+
+    #[test]
+    fn a_caught_up_follower_takes_the_client() {
+        let seen = lines(&finish(script(false)));
+        assert!(seen[2].starts_with("2 s1 #2 Exists [cz+1"), "{seen:?}");
+        assert!(
+            seen.contains(&"4 s2 session SyncConnected".to_string()),
+            "{seen:?}"
+        );
+        assert!(!run(&finish(script(false)))
+            .unwrap()
+            .iter()
+            .any(|o| o.what == What::Refused));
+        // A connected session cannot be sent elsewhere: no made-up refusal.
+        let again = finish(script(false).then(Step::Connect(2, 0)));
+        assert!(run(&again).is_err());
     }
 }
