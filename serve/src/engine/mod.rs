@@ -25,7 +25,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use zksim::{
     ClientId, Config, Delivery, Event, Happening, Op, Refusal, Remote, ServerId, SessionEvent,
-    SessionId, Tick, World, ZkError, Zxid,
+    SessionId, SetWatches, Tick, World, ZkError, Zxid,
 };
 use zkwire::{
     encode_connect_response, encode_notification, encode_reply, write_frame, ConnectResponse,
@@ -306,9 +306,10 @@ impl Engine {
                     debug_assert_eq!(client, self.sessions.len());
                     self.sessions.push(WireSession::new(passwd));
                     self.by_session.insert(session, client);
+                    // The connect response is the connection's first frame.
                     self.bind(conn, client);
-                    self.settle_client(client, out);
                     self.connect_response(conn, timeout_ms, session, out);
+                    self.settle_client(client, out);
                 }
                 Err(_) => self.close(conn, CloseReason::ServerUnavailable, out),
             }
@@ -334,8 +335,8 @@ impl Engine {
             Ok(()) => {
                 self.stats.sessions_reattached += 1;
                 self.bind(conn, client);
-                self.settle_client(client, out);
                 self.connect_response(conn, timeout_ms, request.session_id, out);
+                self.settle_client(client, out);
             }
             Err(Refusal::Expired) => {
                 self.by_session.remove(&request.session_id);
@@ -437,7 +438,9 @@ impl Engine {
                 self.settle_client(client, out);
             }
             Request::SetAuth { scheme, .. } => {
-                if scheme == "digest" {
+                // The providers a default 3.8 server has: digest, and ip
+                // (which authenticates the peer's address).
+                if scheme == "digest" || scheme == "ip" {
                     self.reply(conn, xid, 0, 0, None, out);
                 } else {
                     self.reply(conn, xid, 0, ZkError::AuthFailed.code(), None, out);
@@ -449,27 +452,40 @@ impl Engine {
                 data,
                 exist,
                 child,
-            }
-            | Request::SetWatches2 {
+            } => self.set_watches(
+                conn,
+                client,
+                xid,
+                SetWatches {
+                    relative_zxid,
+                    data: &data,
+                    exist: &exist,
+                    child: &child,
+                    ..SetWatches::default()
+                },
+                out,
+            ),
+            Request::SetWatches2 {
                 relative_zxid,
                 data,
                 exist,
                 child,
-                ..
-            } => {
-                let wanted = data.len() + exist.len() + child.len();
-                let held = self.watches_held(client) + wanted;
-                if held > self.limits.max_watches {
-                    let max = self.limits.max_watches;
-                    return self.close(conn, CloseReason::TooManyWatches { held, max }, out);
-                }
-                self.world.heard_from(client);
-                self.world
-                    .set_watches(client, relative_zxid, &data, &exist, &child);
-                self.settle_client(client, out);
-                let zxid = self.world.applied_zxid(server);
-                self.reply(conn, xid, zxid, 0, None, out);
-            }
+                persistent,
+                persistent_recursive,
+            } => self.set_watches(
+                conn,
+                client,
+                xid,
+                SetWatches {
+                    relative_zxid,
+                    data: &data,
+                    exist: &exist,
+                    child: &child,
+                    persistent: &persistent,
+                    recursive: &persistent_recursive,
+                },
+                out,
+            ),
             request => match translate::plan(header.op, request) {
                 Plan::World {
                     op,
@@ -513,6 +529,34 @@ impl Engine {
                 Plan::Unsupported(opcode) => self.unsupported(conn, xid, opcode, out),
                 Plan::BadPath(path) => self.close(conn, CloseReason::BadPath(path), out),
             },
+        }
+    }
+
+    /// `setWatches` / `setWatches2`: the missed events, then the reply.
+    fn set_watches(
+        &mut self,
+        conn: ConnId,
+        client: ClientId,
+        xid: i32,
+        watches: SetWatches<'_>,
+        out: &mut Vec<Output>,
+    ) {
+        let wanted = watches.data.len()
+            + watches.exist.len()
+            + watches.child.len()
+            + watches.persistent.len()
+            + watches.recursive.len();
+        let held = self.watches_held(client) + wanted;
+        if held > self.limits.max_watches {
+            let max = self.limits.max_watches;
+            return self.close(conn, CloseReason::TooManyWatches { held, max }, out);
+        }
+        self.world.heard_from(client);
+        self.world.set_watches(client, &watches);
+        self.settle_client(client, out);
+        if let Some(c) = self.conns.get(&conn) {
+            let zxid = self.world.applied_zxid(c.server);
+            self.reply(conn, xid, zxid, 0, None, out);
         }
     }
 
@@ -747,6 +791,7 @@ fn sets_watch(op: &Op) -> bool {
         Op::Exists { watch: true, .. }
             | Op::GetData { watch: true, .. }
             | Op::GetChildren { watch: true, .. }
+            | Op::AddWatch { .. }
     )
 }
 
