@@ -11,51 +11,6 @@ use std::time::Duration;
 use common::*;
 use zkapps::{named, require, states, Curator};
 
-/// Whether `target` cannot run Curator's lock and election recipes
-/// because it does not create containers (their parents), which serve
-/// answered Unimplemented before the simulator's containers reached it
-/// (docs/SERVE.md, "What differs"). Said loudly, and checked: the app must
-/// then fail on exactly that — an `UnimplementedException` — and not
-/// otherwise; once serve creates containers the probe says so and the
-/// whole test runs.
-fn lacks_containers(target: &Target, curator: &Curator, app: &str) -> bool {
-    if target.creates_containers() {
-        return false;
-    }
-    eprintln!(
-        "KNOWN DIFFERENCE (docs/SERVE.md): serve answers createContainer with \
-         Unimplemented; {app} cannot create its parent node. Checking that this, \
-         and only this, is what stops Curator's recipes."
-    );
-    // The mutex says why it retries; the latch only that it never leads.
-    let base = unique(&format!("no-container-{app}"));
-    let args = [
-        "--threads".to_string(),
-        "1".into(),
-        "--increments".into(),
-        "1".into(),
-        "--lock".into(),
-        format!("{base}/L"),
-    ];
-    let done = curator
-        .app("CuratorMutex", &target.connect_string())
-        .args(args)
-        .args(["--resource", &format!("{base}/R"), "--deadline-s", "4"])
-        .run(APP_LIMIT)
-        .unwrap();
-    let story = done.story();
-    assert!(!done.succeeded(), "{story}");
-    let retries = named(&done.events, "retry");
-    assert!(!retries.is_empty(), "{story}");
-    assert!(
-        retries
-            .iter()
-            .all(|e| e["reason"] == "UnimplementedException"),
-        "{story}"
-    );
-    true
-}
-
 fn curator() -> Option<Curator> {
     require(Curator::find(std::path::Path::new(env!(
         "CARGO_TARGET_TMPDIR"
@@ -85,9 +40,6 @@ fn mutex_guards_version_checked_increments(target: &Target) {
     let Some(curator) = curator() else {
         return;
     };
-    if lacks_containers(target, &curator, "CuratorMutex") {
-        return;
-    }
     let base = unique("curator-lock");
     let done = curator
         .app("CuratorMutex", &target.connect_string())
@@ -107,9 +59,6 @@ fn mutex_twin_without_listener_runs_the_same_without_faults(target: &Target) {
     let Some(curator) = curator() else {
         return;
     };
-    if lacks_containers(target, &curator, "CuratorMutex") {
-        return;
-    }
     let base = unique("curator-lock-twin");
     let done = curator
         .app("CuratorMutex", &target.connect_string())
@@ -129,9 +78,6 @@ fn election_gives_each_candidate_one_exclusive_turn(target: &Target) {
     let Some(curator) = curator() else {
         return;
     };
-    if lacks_containers(target, &curator, "CuratorLeader") {
-        return;
-    }
     let base = unique("curator-election");
     let done = curator
         .app("CuratorLeader", &target.connect_string())
@@ -168,9 +114,6 @@ fn expiry_is_seen_as_suspended_then_lost(target: &Target) {
 /// expire its session while it holds the lock, and return the run.
 fn lock_expired_while_held(target: &Target, ignore_lost: bool) -> Option<zkapps::Finished> {
     let curator = curator()?;
-    if lacks_containers(target, &curator, "CuratorMutex") {
-        return None;
-    }
     let proxy = target.proxy();
     let base = unique(if ignore_lost {
         "curator-held-twin"
@@ -239,7 +182,7 @@ fn a_hanging_app_is_killed() {
     // Nothing listens on this port: the app keeps trying to connect.
     let started = std::time::Instant::now();
     let err = curator
-        .app("CuratorSession", "127.0.0.1:1")
+        .app("CuratorSession", &closed_port())
         .run(Duration::from_secs(2))
         .unwrap_err();
     assert!(matches!(err, zkapps::AppError::TimedOut { .. }), "{err}");

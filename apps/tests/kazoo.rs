@@ -179,7 +179,7 @@ fn a_hanging_app_is_killed() {
     // Nothing listens on this port: the app keeps trying to connect.
     let started = std::time::Instant::now();
     let err = kazoo
-        .app("session.py", "127.0.0.1:1")
+        .app("session.py", &closed_port())
         .run(Duration::from_secs(2))
         .unwrap_err();
     assert!(matches!(err, zkapps::AppError::TimedOut { .. }), "{err}");

@@ -206,6 +206,14 @@ pub fn first_hold(done: &Finished) -> &[Value] {
     &done.events[start..start + end + 1]
 }
 
+/// `127.0.0.1:P` where nothing listens: a port the OS just gave and took
+/// back (a fixed low port may be taken by someone's server).
+pub fn closed_port() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a loopback port");
+    let addr = listener.local_addr().expect("its address");
+    addr.to_string()
+}
+
 /// A unique znode name for one test.
 pub fn unique(prefix: &str) -> String {
     format!("/{prefix}-{}", std::process::id())

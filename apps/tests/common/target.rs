@@ -5,7 +5,7 @@
 
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -85,20 +85,6 @@ impl Target {
         FaultProxy::start(self.proxied()).expect("a fault proxy on loopback")
     }
 
-    /// Whether the server creates container nodes (`createContainer`, which
-    /// Curator's lock and election recipes use for their parents). The real
-    /// server does; serve is asked, once: it answered Unimplemented (and
-    /// closed the connection) until the simulator's containers reached it.
-    pub fn creates_containers(&self) -> bool {
-        match self {
-            Target::Real(_) => true,
-            Target::Serve(serve) => *serve.containers.get_or_init(|| {
-                probe_container_create(serve.addrs[0])
-                    .unwrap_or_else(|e| panic!("probing serve for containers: {e}"))
-            }),
-        }
-    }
-
     /// A four-letter word's answer: the real server's, or serve's leader's
     /// (which holds the sessions and expires them).
     pub fn four_letter(&self, word: &str) -> io::Result<String> {
@@ -116,7 +102,6 @@ pub struct Serve {
     pub addrs: Vec<SocketAddr>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<JoinHandle<()>>,
-    containers: OnceLock<bool>,
 }
 
 impl Serve {
@@ -160,7 +145,6 @@ impl Serve {
             addrs,
             stop: Some(stop),
             thread: Some(thread),
-            containers: OnceLock::new(),
         }
     }
 
@@ -190,64 +174,6 @@ pub fn four_letter(addr: SocketAddr, word: &str) -> io::Result<String> {
     let mut answer = String::new();
     stream.read_to_string(&mut answer)?;
     Ok(answer)
-}
-
-/// A session on `addr` creates a container node: whether the server did
-/// (err 0, or NodeExists from an earlier probe) or answered Unimplemented.
-fn probe_container_create(addr: SocketAddr) -> io::Result<bool> {
-    use zkwire::{opcode, ConnectRequest, FrameReader, Request, RequestHeader};
-    let mut stream = TcpStream::connect_timeout(&addr, Duration::from_secs(1))?;
-    stream.set_read_timeout(Some(Duration::from_secs(5)))?;
-    let hello = zkwire::encode_connect_request(&ConnectRequest {
-        protocol_version: 0,
-        last_zxid_seen: 0,
-        timeout_ms: 4000,
-        session_id: 0,
-        passwd: vec![0; 16],
-        read_only: Some(false),
-    });
-    let create = zkwire::encode_request(
-        &RequestHeader {
-            xid: 1,
-            op: opcode::CREATE_CONTAINER,
-        },
-        &Request::Create {
-            path: "/zkapps-container-probe".into(),
-            data: Some(Vec::new()),
-            acl: vec![zkwire::Acl::open_unsafe()],
-            flags: 4,
-        },
-    );
-    let mut out = zkwire::write_frame(&hello);
-    out.extend(zkwire::write_frame(&create));
-    stream.write_all(&out)?;
-    let mut reader = FrameReader::default();
-    let mut frames = Vec::new();
-    let mut buf = [0u8; 4096];
-    while frames.len() < 2 {
-        match reader.pop() {
-            Ok(Some(frame)) => frames.push(frame),
-            Ok(None) => {
-                let n = stream.read(&mut buf)?;
-                if n == 0 {
-                    return Err(io::Error::other("serve closed the probe early"));
-                }
-                reader.push(&buf[..n]);
-            }
-            Err(e) => return Err(io::Error::other(e.to_string())),
-        }
-    }
-    let (header, _) = zkwire::decode_reply(opcode::CREATE_CONTAINER, &frames[1])
-        .map_err(|e| io::Error::other(e.to_string()))?;
-    const NODE_EXISTS: i32 = -110;
-    const UNIMPLEMENTED: i32 = -6;
-    match header.err {
-        0 | NODE_EXISTS => Ok(true),
-        UNIMPLEMENTED => Ok(false),
-        err => Err(io::Error::other(format!(
-            "createContainer answered err {err}"
-        ))),
-    }
 }
 
 /// Define each named test twice: `real::NAME` against the real 3.8
