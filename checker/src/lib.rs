@@ -38,5 +38,6 @@ pub mod summary;
 pub mod timing;
 pub mod token;
 pub mod trace;
+pub mod verdict;
 pub mod viewer;
 pub mod words;

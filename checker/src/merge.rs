@@ -115,13 +115,20 @@ pub fn merge(inputs: &[Input]) -> Result<Summary, String> {
             missing.iter().map(SeedRange::len).sum::<u64>()
         ));
     }
-    let verdict = if failing.is_some() {
-        VerdictKind::Violation
-    } else if incomplete.is_empty() && missing.is_empty() {
-        VerdictKind::Ok
-    } else {
-        VerdictKind::Incomplete
-    };
+    // A gap that no sentence above explains (an edited result can claim
+    // fewer completed seeds than its reasons admit) still gets one: the
+    // one rule judges from the reasons alone.
+    if failing.is_none() && !missing.is_empty() && incomplete.is_empty() {
+        incomplete.push(format!(
+            "seeds {} were not run",
+            missing
+                .iter()
+                .map(SeedRange::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    let verdict = VerdictKind::judge(failing.is_some(), &incomplete);
     Ok(Summary {
         format: FORMAT.to_string(),
         scenario: reference.scenario.clone(),

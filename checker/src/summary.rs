@@ -12,10 +12,12 @@
 use serde::{Deserialize, Serialize};
 
 use crate::counterexample::Counterexample;
-use crate::explore::{Exploration, Options};
+use crate::explore::Options;
 use crate::monitor::{Property, Tally};
 use crate::scenario::{Scenario, StrategyKind};
 use crate::shard::Shard;
+use crate::verdict::Verdict;
+pub use crate::verdict::VerdictKind;
 
 /// The `format` of every result this zkcheck writes and reads. A change to
 /// the meaning or set of fields gets a new number.
@@ -137,15 +139,6 @@ pub struct Seeds {
     pub missing: Vec<SeedRange>,
 }
 
-/// `ok`, `violation` or `incomplete` (exit codes 0, 1, 3).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum VerdictKind {
-    Ok,
-    Violation,
-    Incomplete,
-}
-
 /// A counterexample as a result carries it (its trace is one `zkcheck
 /// replay --trace TOKEN` away).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -226,42 +219,6 @@ impl RunOptions {
     }
 }
 
-/// Why `result` covers less than `options` asked (empty: it covers it
-/// all). `options` are the ones explored (a shard's, for a shard). A
-/// violation is judged on what was run before it, so the seeds after the
-/// failing one are not missing.
-pub fn incompleteness<C: zksim::Client>(
-    scenario: &Scenario<C>,
-    options: &Options,
-    r: &Exploration,
-) -> Vec<String> {
-    let mut reasons = Vec::new();
-    if let Some(stop) = &r.ended_by {
-        reasons.push(format!("the exploration stopped early: {stop}"));
-    }
-    if r.schedules == 0 && r.events == 0 {
-        reasons.push("nothing was explored".to_string());
-    }
-    if r.runs_cut > 0 {
-        reasons.push(format!(
-            "{} of {} runs were cut at explore.max_steps = {} before their natural end \
-             (their end-of-run checks saw unfinished runs); raise explore.max_steps",
-            r.runs_cut, r.schedules, scenario.explore.max_steps
-        ));
-    }
-    if seeded(options.strategy)
-        && r.ended_by.is_none()
-        && r.failure.is_none()
-        && r.schedules < options.schedules
-    {
-        reasons.push(format!(
-            "{} of {} schedules were run",
-            r.schedules, options.schedules
-        ));
-    }
-    reasons
-}
-
 impl FoundCounterexample {
     pub fn of(c: &Counterexample) -> Self {
         FoundCounterexample {
@@ -279,23 +236,21 @@ impl FoundCounterexample {
 
 impl Summary {
     /// The result of one check: `whole` are the options of the whole run,
-    /// `shard` the part of its seeds explored (for random and PCT),
-    /// `result` what the exploration found and `counterexample` its
-    /// failure, shrunk.
+    /// `shard` the part of its seeds explored (for random and PCT) and
+    /// `verdict` what the pipeline ([`crate::verdict::run`]) made of it.
     pub fn of_check<C: zkrecipes::RecipeSet>(
         scenario: &Scenario<C>,
         whole: &Options,
         shard: Shard,
-        result: &Exploration,
-        counterexample: Option<&Counterexample>,
+        verdict: &Verdict,
     ) -> Self {
+        let result = &verdict.exploration;
         let is_seeded = seeded(whole.strategy);
         let explored = if is_seeded {
             shard.narrow(whole)
         } else {
             *whole
         };
-        let incomplete = incompleteness(scenario, &explored, result);
         let seeds = is_seeded.then(|| {
             let assigned = SeedRange {
                 start: explored.seed,
@@ -324,13 +279,6 @@ impl Summary {
                 }),
             }
         });
-        let verdict = if result.failure.is_some() {
-            VerdictKind::Violation
-        } else if incomplete.is_empty() {
-            VerdictKind::Ok
-        } else {
-            VerdictKind::Incomplete
-        };
         Summary {
             format: FORMAT.to_string(),
             scenario: ScenarioId::of(scenario),
@@ -347,9 +295,9 @@ impl Summary {
             por: result.por.clone(),
             cycle_check: result.cycle_check.clone(),
             figures: result.figures.clone(),
-            verdict,
-            incomplete,
-            counterexample: counterexample.map(FoundCounterexample::of),
+            verdict: verdict.kind(),
+            incomplete: verdict.incomplete.clone(),
+            counterexample: verdict.counterexample.as_ref().map(FoundCounterexample::of),
             parts: Vec::new(),
         }
     }

@@ -42,6 +42,7 @@ mod shards;
 mod shards_cli;
 mod symmetry;
 mod token;
+mod two_doors;
 mod viewer;
 
 /// With `autotests = false`, a file in a `tests/` folder that its

@@ -6,13 +6,14 @@
 
 use std::time::Instant;
 
-use crate::counterexample::Counterexample;
 use crate::explore::{self, Exploration, Options};
 use crate::progress::{Display, Progress};
 use crate::scenario::{property_name, Scenario, StrategyKind};
 use crate::shard::Shard;
 use crate::stop::install_signal_handler;
-use crate::summary::{incompleteness, Summary};
+use crate::summary::Summary;
+use crate::token::Token;
+use crate::verdict;
 
 use super::figures::print_figures;
 use super::io::Text;
@@ -54,18 +55,21 @@ pub fn check(args: &CheckArgs, io: &mut Io) -> Exit {
     };
     print_summary(&mut human, &scenario, &options, shard, &result, secs);
 
-    let mut exit = Exit::Ok;
-    let mut counterexample = None;
+    // The rest of the one pipeline (`verdict::run` is the two halves):
+    // shrink (Ctrl-C or the time limit also end shrinking, with what it
+    // has) and judge completeness.
+    let verdict = verdict::conclude(&scenario, &options, result, &progress);
     let mut report_error = None;
-    if let Some(failure) = &result.failure {
-        // Ctrl-C or the time limit also end shrinking, with what it has.
-        let (c, token) = Counterexample::shrunk_until(&scenario, failure, &|| progress.stopped());
+    if let Some(c) = &verdict.counterexample {
         say!(human);
         say!(human, "{c}");
-        counterexample = Some(c);
-        exit = Exit::Violation;
-        if let (Some(token), Some(dir)) = (token, &args.report) {
-            match crate::viewer::write_counterexample(dir, &token) {
+        if let (Some(token), Some(dir)) = (&c.token, &args.report) {
+            let written = Token::decode(token)
+                .map_err(|e| format!("internal error: the counterexample's token: {e}"))
+                .and_then(|token| {
+                    crate::viewer::write_counterexample(dir, &token).map_err(|e| e.to_string())
+                });
+            match written {
                 Ok(paths) => {
                     for p in paths {
                         say!(human, "wrote {}", p.display());
@@ -74,32 +78,28 @@ pub fn check(args: &CheckArgs, io: &mut Io) -> Exit {
                 Err(e) => report_error = Some(e),
             }
         }
+    } else if verdict.incomplete.is_empty() {
+        say!(
+            human,
+            "ok: every hard check held on a complete exploration ({})",
+            explored(&options, shard, &verdict.exploration)
+        );
     } else {
-        let incomplete = incompleteness(&scenario, &options, &result);
-        if incomplete.is_empty() {
-            say!(
-                human,
-                "ok: every hard check held on a complete exploration ({})",
-                explored(&options, shard, &result)
-            );
-        } else {
-            for reason in &incomplete {
-                say!(human, "INCOMPLETE: {reason}");
-            }
-            say!(
-                human,
-                "not ok: no hard check failed in what was explored, but the exploration is incomplete"
-            );
-            exit = Exit::Incomplete;
+        for reason in &verdict.incomplete {
+            say!(human, "INCOMPLETE: {reason}");
         }
+        say!(
+            human,
+            "not ok: no hard check failed in what was explored, but the exploration is incomplete"
+        );
     }
     if args.json {
-        let summary = Summary::of_check(&scenario, &whole, shard, &result, counterexample.as_ref());
+        let summary = Summary::of_check(&scenario, &whole, shard, &verdict);
         say!(io, "{}", summary.to_json());
     }
     match report_error {
         Some(e) => bad_input(io, e),
-        None => exit,
+        None => verdict.kind().into(),
     }
 }
 

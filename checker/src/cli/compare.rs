@@ -6,6 +6,7 @@ use crate::compare::{any_cut, compare_with, table, truncation_note, CompareConfi
 use crate::limits as l;
 use crate::progress::{Display, Progress};
 use crate::timing::Timing;
+use crate::verdict::VerdictKind;
 
 use super::{bad_input, say, CompareArgs, Exit, FaultsPreset, Io};
 
@@ -67,17 +68,26 @@ pub fn compare(args: &CompareArgs, io: &mut Io) -> Exit {
         Ok(r) => r,
         Err(e) => return bad_input(io, e),
     };
+    // The same rule as every other verdict: the reasons for being
+    // incomplete decide (a comparison has no hard checks to violate).
+    let mut incomplete = Vec::new();
     if !complete {
         let why = progress
             .stop()
             .reason()
             .map_or_else(|| "stopped".to_string(), |r| r.to_string());
+        incomplete.push(format!(
+            "{why}; the table above counts only the runs made (see its runs column)"
+        ));
+    } else if any_cut(&rows) {
+        // Every run was made, but some did not reach their end: the table
+        // and the report say which, and the command does not say "ok".
+        incomplete.push(truncation_note(&rows));
+    }
+    if !complete {
         say!(io, "{}", table(&rows));
-        say!(
-            io,
-            "INCOMPLETE: {why}; the table above counts only the runs made (see its runs column)"
-        );
-        return Exit::Incomplete;
+        say!(io, "INCOMPLETE: {}", incomplete.join("; "));
+        return VerdictKind::judge(false, &incomplete).into();
     }
     let _ = std::io::Write::write_all(&mut io.out, table(&rows).as_bytes());
     if let Some(dir) = &args.report {
@@ -90,11 +100,8 @@ pub fn compare(args: &CompareArgs, io: &mut Io) -> Exit {
             Err(e) => return bad_input(io, e),
         }
     }
-    if any_cut(&rows) {
-        // Every run was made, but some did not reach their end: the table
-        // and the report say which, and the command does not say "ok".
-        say!(io, "{}", truncation_note(&rows));
-        return Exit::Incomplete;
+    for reason in &incomplete {
+        say!(io, "{reason}");
     }
-    Exit::Ok
+    VerdictKind::judge(false, &incomplete).into()
 }

@@ -51,11 +51,7 @@ pub fn merge(args: &MergeArgs, io: &mut Io) -> Exit {
     } else {
         print_merged(&mut Text { out: &mut io.out }, &merged);
     }
-    match merged.verdict {
-        VerdictKind::Ok => Exit::Ok,
-        VerdictKind::Violation => Exit::Violation,
-        VerdictKind::Incomplete => Exit::Incomplete,
-    }
+    merged.verdict.into()
 }
 
 /// Every result object in `text` (one or more, whitespace between them),

@@ -242,6 +242,17 @@ pub enum Exit {
     Incomplete = 3,
 }
 
+impl From<crate::verdict::VerdictKind> for Exit {
+    /// The one rule's verdict as the process says it (0, 1 or 3).
+    fn from(v: crate::verdict::VerdictKind) -> Self {
+        match v {
+            crate::verdict::VerdictKind::Ok => Exit::Ok,
+            crate::verdict::VerdictKind::Violation => Exit::Violation,
+            crate::verdict::VerdictKind::Incomplete => Exit::Incomplete,
+        }
+    }
+}
+
 impl From<Exit> for ExitCode {
     fn from(e: Exit) -> Self {
         ExitCode::from(e as u8)

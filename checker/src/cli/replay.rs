@@ -56,8 +56,11 @@ pub fn replay(args: &ReplayArgs, io: &mut Io) -> Exit {
             replayed.unused
         );
     }
-    match &run.violation {
-        Some(v) => {
+    let verdict =
+        crate::verdict::of_replay(&token.scenario, &token.indices, token.cycle_from, &replayed);
+    match &verdict.exploration.failure {
+        Some(f) => {
+            let v = &f.violation;
             if !args.trace {
                 say!(
                     io,
@@ -66,20 +69,18 @@ pub fn replay(args: &ReplayArgs, io: &mut Io) -> Exit {
                     v.explanation
                 );
             }
-            Exit::Violation
         }
-        None => {
-            match run.ending {
-                Ending::Stopped => say!(io, "no violation: the schedule ended before the run did"),
-                Ending::StepBound => say!(
-        io,
-        "no violation: the run was cut at explore.max_steps; its end-of-run checks passed"),
-                _ => say!(
-                    io,
-                    "no violation: the run finished and its end-of-run checks passed"
-                ),
-            }
-            Exit::Ok
-        }
+        None => match run.ending {
+            Ending::Stopped => say!(io, "no violation: the schedule ended before the run did"),
+            Ending::StepBound => say!(
+                io,
+                "no violation: the run was cut at explore.max_steps; its end-of-run checks passed"
+            ),
+            _ => say!(
+                io,
+                "no violation: the run finished and its end-of-run checks passed"
+            ),
+        },
     }
+    verdict.kind().into()
 }

@@ -2,8 +2,7 @@
 //! through the library as `check --shard k/n --json` runs it, and the
 //! comparison of a merge with one unsharded run.
 
-use zkcheck::counterexample::Counterexample;
-use zkcheck::explore::{self, Options};
+use zkcheck::explore::Options;
 use zkcheck::merge::Input;
 use zkcheck::progress::Progress;
 use zkcheck::scenario::{Scenario, StrategyKind};
@@ -36,12 +35,8 @@ pub fn run_shard(
     progress: &Progress,
 ) -> Summary {
     let explored = shard.narrow(whole);
-    let result = explore::strategy(&explored).explore(scenario, progress);
-    let counterexample = result
-        .failure
-        .as_ref()
-        .map(|f| Counterexample::of(scenario, f));
-    Summary::of_check(scenario, whole, shard, &result, counterexample.as_ref())
+    let verdict = zkcheck::verdict::run(scenario, &explored, progress);
+    Summary::of_check(scenario, whole, shard, &verdict)
 }
 
 pub fn shards(scenario: &Scenario, whole: &Options, n: u64) -> Vec<Input> {
