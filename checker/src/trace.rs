@@ -292,7 +292,7 @@ fn describe_op(op: &Op) -> String {
 }
 
 /// A reply in words (also the viewer's arrow label: one wording for both).
-pub(crate) fn describe_reply(reply: &Reply) -> String {
+pub fn describe_reply(reply: &Reply) -> String {
     match reply {
         Err(e) => format!("error {}", error_name(*e)),
         Ok(r) => match r {

@@ -1,5 +1,5 @@
 //! `zkcheck compare` with the real server beside it: every cell runs in the
-//! checker's calibrated timed simulation (`zkcheck::compare`) and on a real
+//! checker's calibrated timed simulation (`zkcheck_cli::compare`) and on a real
 //! ZooKeeper (the `lock` example's workload), and the table — and, with
 //! `--report DIR`, the report — sets the same figures side by side
 //! (wakeups and requests per acquisition with their gaps, notifications,
@@ -20,8 +20,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use zkcheck::compare::{compare, real_table, table, CompareConfig};
 use zkcheck::limits;
+use zkcheck_cli::compare::{compare, real_table, table, CompareConfig};
 use zkreal::{TestServer, Unavailable};
 
 #[derive(Parser, Debug)]
@@ -88,7 +88,7 @@ fn main() -> ExitCode {
         },
     };
     if let Some(dir) = &args.report {
-        if let Err(e) = zkcheck::report::check_dir(dir) {
+        if let Err(e) = zkcheck_cli::report::check_dir(dir) {
             return bad(e);
         }
     }
@@ -142,7 +142,7 @@ fn main() -> ExitCode {
     println!("\nSimulated vs real server:\n");
     print!("{}", real_table(&rows));
     if let Some(dir) = &args.report {
-        match zkcheck::report::write_compare(dir, &config, &rows) {
+        match zkcheck_cli::report::write_compare(dir, &config, &rows) {
             Ok(paths) => {
                 for p in paths {
                     println!("wrote {}", p.display());

@@ -15,7 +15,7 @@
 mod real_cells;
 
 use real_cells::measure_real;
-use zkcheck::compare::{compare, gap_percent, real_table, CompareConfig};
+use zkcheck_cli::compare::{compare, gap_percent, real_table, CompareConfig};
 use zkreal::require_server;
 
 const TOLERANCE_PERCENT: f64 = 10.0;
@@ -83,7 +83,7 @@ fn timed_compare_agrees_with_a_real_server_on_wakeups_and_requests() {
         .find(|r| r.recipe == "naive" && r.clients == 32)
         .and_then(|r| r.real.as_ref())
         .expect("naive × 32 ran on the real server");
-    let mut s = zkcheck::compare::scenario("naive", 32, false);
+    let mut s = zkcheck_cli::compare::scenario("naive", 32, false);
     s.ensemble.servers = 3;
     let mut untimed = zkcheck::monitor::Tally::default();
     for seed in 0..config.seeds {

@@ -30,7 +30,7 @@ use zksim::{FaultBudget, World};
 
 use crate::counterexample::Counterexample;
 use crate::explore::replay::replay_lasso;
-use crate::explore::{self, Exploration, Failure, Options};
+use crate::explore::{Exploration, Options};
 use crate::invariant::Invariant;
 use crate::monitor::{Custom, Monitor, Property};
 use crate::progress::Progress;
@@ -51,17 +51,9 @@ pub struct Check<C: RecipeSet> {
     replay_cycle: Option<usize>,
 }
 
-/// What a check found.
-#[derive(Clone, Debug)]
-pub struct Verdict {
-    /// How much was explored (empty for a replay).
-    pub exploration: Exploration,
-    /// The shrunk failure, if a hard property or invariant broke.
-    pub counterexample: Option<Counterexample>,
-    /// Why the exploration covered less than asked (exhaustive search
-    /// stopped at its state cap); such a check never passes.
-    pub incomplete: Option<String>,
-}
+/// What a check found: the pipeline's one value ([`crate::verdict`]),
+/// the same the CLI renders.
+pub use crate::verdict::{Verdict, VerdictKind};
 
 impl<C: Recipe + Send + Sync + 'static> Check<C> {
     /// `clients` clients of `C`, one round each, on `/lock`, a 3-server
@@ -252,23 +244,7 @@ impl<C: RecipeSet> Check<C> {
         }
         let mut options = self.options;
         overrides.apply(&mut options);
-        let exploration =
-            explore::strategy::<C>(&options).explore(&self.scenario, &Progress::hidden());
-        let incomplete = exploration.state_cap_hit.then(|| {
-            format!(
-                "exhaustive search stopped at its state cap after {} distinct states",
-                exploration.distinct_states.unwrap_or(0)
-            )
-        });
-        let counterexample = exploration
-            .failure
-            .as_ref()
-            .map(|f| Counterexample::of(&self.scenario, f));
-        Verdict {
-            exploration,
-            counterexample,
-            incomplete,
-        }
+        crate::verdict::run(&self.scenario, &options, &Progress::hidden())
     }
 
     /// This check with `other`'s invariants and monitors: code, which a
@@ -284,39 +260,7 @@ impl<C: RecipeSet> Check<C> {
             replay_lasso(&self.scenario, indices, self.replay_cycle).unwrap_or_else(|e| {
                 panic!("zkcheck: the token's schedule does not fit its scenario: {e}")
             });
-        let run = &replayed.run;
-        let counterexample = run.violation.clone().map(|violation| Counterexample {
-            violation,
-            seed: None,
-            found_steps: run.schedule.len(),
-            steps: run.schedule.len(),
-            shrink_attempts: 0,
-            shrink_cut_short: None,
-            trace: replayed.trace.text.clone(),
-            token: Some(
-                Token::new(self.scenario.clone(), indices.to_vec())
-                    .with_cycle(self.replay_cycle)
-                    .encode(),
-            ),
-            cycle_from: self.replay_cycle,
-        });
-        let exploration = Exploration {
-            schedules: 1,
-            events: run.schedule.len() as u64,
-            failure: run.violation.clone().map(|violation| Failure {
-                seed: None,
-                violation,
-                schedule: run.schedule.clone(),
-                cycle_from: self.replay_cycle,
-            }),
-            figures: run.model.monitors.figures(),
-            ..Exploration::default()
-        };
-        Verdict {
-            exploration,
-            counterexample,
-            incomplete: None,
-        }
+        crate::verdict::of_replay(&self.scenario, indices, self.replay_cycle, &replayed)
     }
 
     /// Run the check and panic unless every hard property and invariant held
@@ -327,8 +271,12 @@ impl<C: RecipeSet> Check<C> {
         if let Some(c) = verdict.counterexample {
             panic!("{}: {c}", self.scenario.recipe);
         }
-        if let Some(why) = verdict.incomplete {
-            panic!("{}: not checked completely: {why}", self.scenario.recipe);
+        if !verdict.incomplete.is_empty() {
+            panic!(
+                "{}: not checked completely (the CLI exits 3 for the same run): {}",
+                self.scenario.recipe,
+                verdict.incomplete.join("; ")
+            );
         }
         verdict.exploration
     }

@@ -129,7 +129,8 @@ pub mod queue;
 pub mod set;
 pub mod tally;
 #[doc(hidden)]
-pub mod testkit;
+#[cfg(test)]
+mod testkit;
 pub mod view;
 pub mod waitfor;
 

@@ -101,16 +101,6 @@ pub fn exists_watch(client: ClientId, op: OpId, path: &str) -> H {
         },
     )
 }
-pub fn children_watch(client: ClientId, op: OpId, path: &str) -> H {
-    sent(
-        client,
-        op,
-        Op::GetChildren {
-            path: path.into(),
-            watch: true,
-        },
-    )
-}
 pub fn reply(client: ClientId, op: OpId, reply: Reply) -> H {
     Happening::Delivered {
         client,

@@ -197,6 +197,3 @@ impl Timing {
         format!("[timing]\n{body}")
     }
 }
-
-#[cfg(test)]
-mod tests;

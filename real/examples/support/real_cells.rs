@@ -7,9 +7,9 @@
 
 use std::time::Duration;
 
-use zkcheck::compare::{scenario, RealFigures, Row};
 use zkcheck::monitor::Tally;
 use zkcheck::timing::figures::{TimeFigures, TimeLedger};
+use zkcheck_cli::compare::{scenario, RealFigures, Row};
 use zkreal::{drive_blocking, DriveConfig};
 use zkrecipes::figures::LockFigures;
 use zkrecipes::{registry, RecipeParams, Workload};

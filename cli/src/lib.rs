@@ -1,0 +1,28 @@
+//! zkcheck's front end: the `zkcheck` command and the products built on
+//! the engine (the `zkcheck` crate) — reports and the counterexample
+//! viewer, `compare` and its timed tables, sweeps split over machines
+//! (shards, their JSON results, merge), and the allocator the binary uses.
+//!
+//! The engine never imports from here. Everything here renders the
+//! engine's one [`zkcheck::verdict::Verdict`]; nothing here judges.
+//!
+//! - [`command`]: the `zkcheck` command line (check, replay, merge,
+//!   compare, list), as a function of its arguments and two writers.
+//! - [`compare`]: the naive lock against the predecessor-watch lock over
+//!   timed runs; [`report`] writes its Markdown and charts.
+//! - [`viewer`]: a counterexample as one HTML page and SVG pictures.
+//! - [`shard`], [`summary`], [`merge`]: a sweep split over machines, each
+//!   shard's machine-readable result, and the shards merged.
+//! - [`allocator`]: mimalloc for the binary and the benches.
+
+pub mod allocator;
+pub mod command;
+pub mod compare;
+pub mod merge;
+pub mod report;
+pub mod shard;
+pub mod summary;
+pub mod viewer;
+
+#[cfg(test)]
+mod timing_tests;
