@@ -37,6 +37,7 @@ mod por;
 mod properties;
 mod replay;
 mod seed_verdicts;
+mod serve;
 mod session_flaws;
 mod shards;
 mod shards_cli;

@@ -71,6 +71,15 @@ pub enum Command {
     Compare(CompareArgs),
     /// List every registered recipe: name, family, origin, summary.
     List,
+    /// Serve the simulated ensemble on ZooKeeper 3.8's wire protocol, so
+    /// that unmodified clients (zkCli, Curator, kazoo, zookeeper-client)
+    /// connect to it.
+    ///
+    /// The first stdout line is the connect string
+    /// (`127.0.0.1:P1,127.0.0.1:P2,...`); logs go to stderr; Ctrl-C or
+    /// SIGTERM stops it (exit 0). What is supported and what the server
+    /// answers instead is in docs/SERVE.md.
+    Serve(zkserve::cli::ServeArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -333,6 +342,9 @@ fn dispatch(cli: Cli, io: &mut Io) -> Exit {
         Command::Merge(args) => merge::merge(&args, io),
         Command::Compare(args) => compare::compare(&args, io),
         Command::List => list::list(io),
+        // The server writes its connect string and logs to the process's
+        // own stdout and stderr: it runs until a signal, not into a buffer.
+        Command::Serve(args) => Exit::Code(zkserve::cli::run(args)),
     }
 }
 
