@@ -1,7 +1,8 @@
 //! Memory per znode: K nodes created and held, twice, with the server's
 //! resident memory read after each batch. The figure is the growth over
 //! the second batch divided by K, so one-off costs of the first (JIT code,
-//! heap and allocator pools warming up) stay out of it. For a JVM the live
+//! heap and allocator pools warming up) stay out of it; the growth over
+//! both batches is given too. For a JVM the live
 //! heap after a full GC (`jcmd GC.run`, `GC.heap_info`) is read too: its
 //! RSS says what the heap has touched, not what the tree holds.
 
@@ -41,8 +42,16 @@ pub struct MemoryResult {
 }
 
 impl MemoryResult {
+    /// RSS growth over the second batch, per node.
     pub fn rss_per_znode(&self) -> f64 {
         (self.rss[2] as f64 - self.rss[1] as f64) / self.znodes as f64
+    }
+
+    /// RSS growth over both batches, per node: a structure that doubles
+    /// its capacity inside one batch can make either batch's figure alone
+    /// too high or too low.
+    pub fn rss_per_znode_both(&self) -> f64 {
+        (self.rss[2] as f64 - self.rss[0] as f64) / (2 * self.znodes) as f64
     }
 
     pub fn heap_per_znode(&self) -> Option<f64> {

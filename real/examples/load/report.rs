@@ -145,6 +145,7 @@ impl Report {
             "RSS after batch 1 MB",
             "RSS after batch 2 MB",
             "bytes/znode (RSS, batch 2)",
+            "bytes/znode (RSS, both)",
             "bytes/znode (live heap)",
             "creates/s",
         ]);
@@ -157,11 +158,12 @@ impl Report {
                     mb(r.rss[1]),
                     mb(r.rss[2]),
                     format!("{:.0}", r.rss_per_znode()),
+                    format!("{:.0}", r.rss_per_znode_both()),
                     r.heap_per_znode()
                         .map_or("-".to_string(), |b| format!("{b:.0}")),
                     format!("{:.0}", r.create_rate),
                 ]),
-                None => row.extend(std::iter::repeat_n("-".to_string(), 7)),
+                None => row.extend(std::iter::repeat_n("-".to_string(), 8)),
             }
             t.row(row);
         }
