@@ -22,6 +22,16 @@ pub trait Client: Clone + Hash + Eq + Debug {
     /// `Requested`, `Acquired`, …). Sim records them and never reads them.
     type Event: Clone + Hash + Eq + Debug;
 
+    /// The client library runs outside the world (a real ZooKeeper client
+    /// on a socket, `zkserve`): the world then does none of the library's
+    /// own work for it — no watch memory and no `SetWatches` derived on
+    /// reconnect (the real client sends `SetWatches` itself, applied with
+    /// [`crate::World::set_watches`]), and no ping at every tick (the
+    /// session lives on the traffic its driver reports,
+    /// [`crate::World::heard_from`]). Its ops come from
+    /// [`crate::World::submit`]; what it receives is in the history.
+    const DRIVEN_FROM_OUTSIDE: bool = false;
+
     /// Called once, when the client's first session is connected.
     fn start(&mut self, cx: &mut Cx<Self::Event>);
     /// The reply to op `op` (or `ConnectionLoss`/`SessionExpired` for it).

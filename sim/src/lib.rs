@@ -20,6 +20,7 @@ pub mod fingerprint;
 pub mod ids;
 pub mod path;
 pub mod proto;
+pub mod remote;
 pub mod rename;
 pub mod script;
 pub mod tree;
@@ -31,10 +32,11 @@ pub use proto::{
     CreateMode, EventType, Op, Reply, Response, SessionEvent, SessionId, Stat, Tick, WatchedEvent,
     ZkError, Zxid,
 };
+pub use remote::Remote;
 pub use tree::DataTree;
 pub use world::{
-    ClientId, ClientReadiness, Config, Delivery, Event, Fault, FaultBudget, Happening, ServerId,
-    Shared, SharedServer, SharedSlot, World,
+    ClientId, ClientReadiness, Config, Delivery, Event, Fault, FaultBudget, Happening, Refusal,
+    ServerId, Shared, SharedServer, SharedSlot, World,
 };
 
 /// Simulated milliseconds per tick (ZooKeeper's `tickTime` in our tests is 100 ms).

@@ -76,6 +76,7 @@ mod cow;
 mod enabled;
 mod ensemble;
 pub(crate) mod event;
+mod external;
 mod fault;
 pub mod footprint;
 mod handler;
@@ -111,6 +112,7 @@ pub use time_shift::ClockRead;
 pub use crate::ids::{ClientId, ServerId};
 pub use enabled::ClientReadiness;
 pub use event::{Event, Fault};
+pub use external::Refusal;
 
 /// How the ensemble is shaped and what may go wrong.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

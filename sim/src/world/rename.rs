@@ -225,9 +225,17 @@ impl Rename for SessionTracker {
             .map(|&(s, heard)| (r.session(s), heard))
             .collect();
         live.sort_unstable();
+        let mut timeouts: Vec<_> = self
+            .timeouts
+            .0
+            .iter()
+            .map(|&(s, timeout)| (r.session(s), timeout))
+            .collect();
+        timeouts.sort_unstable();
         SessionTracker {
             live,
             next_id: self.next_id,
+            timeouts: super::session::OwnTimeouts(timeouts),
         }
     }
 }

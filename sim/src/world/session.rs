@@ -7,6 +7,8 @@
 //! hashes exactly as the map did (length, then each `(id, heard)` in id
 //! order), so fingerprints are unchanged.
 
+use std::hash::{Hash, Hasher};
+
 use crate::ids::SESSION_ID_BASE;
 use crate::proto::{SessionId, Tick};
 
@@ -15,6 +17,44 @@ pub struct SessionTracker {
     /// Live sessions and the tick the leader last heard from each.
     pub(super) live: Vec<(SessionId, Tick)>,
     pub(super) next_id: SessionId,
+    /// Sessions whose timeout was negotiated on their own (clients that
+    /// connect at run time, [`crate::World::attach`]); every other session
+    /// has the world's `Config::session_timeout`.
+    pub(super) timeouts: OwnTimeouts,
+}
+
+/// Per-session negotiated timeouts, in ticks, by session id. Hashes to
+/// nothing while empty, so worlds without run-time clients hash as they
+/// did before it existed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OwnTimeouts(pub(super) Vec<(SessionId, Tick)>);
+
+impl Hash for OwnTimeouts {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        if !self.0.is_empty() {
+            self.0.hash(state);
+        }
+    }
+}
+
+impl OwnTimeouts {
+    fn get(&self, session: SessionId) -> Option<Tick> {
+        self.0
+            .binary_search_by_key(&session, |&(id, _)| id)
+            .ok()
+            .map(|i| self.0[i].1)
+    }
+    fn set(&mut self, session: SessionId, timeout: Tick) {
+        match self.0.binary_search_by_key(&session, |&(id, _)| id) {
+            Ok(i) => self.0[i].1 = timeout,
+            Err(i) => self.0.insert(i, (session, timeout)),
+        }
+    }
+    fn remove(&mut self, session: SessionId) {
+        if let Ok(i) = self.0.binary_search_by_key(&session, |&(id, _)| id) {
+            self.0.remove(i);
+        }
+    }
 }
 
 impl Default for SessionTracker {
@@ -22,6 +62,7 @@ impl Default for SessionTracker {
         SessionTracker {
             live: Vec::new(),
             next_id: SESSION_ID_BASE,
+            timeouts: OwnTimeouts::default(),
         }
     }
 }
@@ -68,6 +109,7 @@ impl SessionTracker {
         match self.find(session) {
             Ok(i) => {
                 self.live.remove(i);
+                self.timeouts.remove(session);
                 true
             }
             Err(_) => false,
@@ -88,13 +130,39 @@ impl SessionTracker {
     /// during tick `h` (any time in `[h, h+1)`) with a timeout of `T` whole
     /// ticks therefore expires at tick `h + T + 1`: strictly more than a
     /// full timeout after the last packet, never less.
+    ///
+    /// `timeout` is the world's; a session with its own negotiated
+    /// timeout ([`SessionTracker::set_timeout`]) uses that instead.
     pub fn overdue(&self, now: Tick, timeout: Tick, out: &mut Vec<SessionId>) {
+        if self.timeouts.0.is_empty() {
+            out.extend(
+                self.live
+                    .iter()
+                    .filter(|&&(_, heard)| now.saturating_sub(heard) > timeout)
+                    .map(|&(id, _)| id),
+            );
+            return;
+        }
         out.extend(
             self.live
                 .iter()
-                .filter(|&&(_, heard)| now.saturating_sub(heard) > timeout)
+                .filter(|&&(id, heard)| {
+                    now.saturating_sub(heard) > self.timeouts.get(id).unwrap_or(timeout)
+                })
                 .map(|&(id, _)| id),
         );
+    }
+
+    /// Give a live session its own negotiated timeout (in ticks).
+    pub fn set_timeout(&mut self, session: SessionId, timeout: Tick) {
+        if self.is_live(session) {
+            self.timeouts.set(session, timeout);
+        }
+    }
+
+    /// The session's own negotiated timeout, if it has one.
+    pub fn own_timeout(&self, session: SessionId) -> Option<Tick> {
+        self.timeouts.get(session)
     }
 
     pub fn live(&self) -> impl Iterator<Item = SessionId> + '_ {
@@ -122,6 +190,22 @@ mod tests {
         assert!(t.end(a));
         assert!(!t.end(a));
         assert!(!t.is_live(a) && t.is_live(b));
+    }
+
+    #[test]
+    fn a_session_with_its_own_timeout_expires_on_it() {
+        let mut t = SessionTracker::default();
+        let a = t.allocate();
+        let b = t.allocate();
+        t.open(a, 0);
+        t.open(b, 0);
+        t.set_timeout(b, 3);
+        let mut out = Vec::new();
+        t.overdue(4, 20, &mut out);
+        assert_eq!(out, vec![b], "b's own 3 ticks, a's world-wide 20");
+        assert!(t.end(b));
+        assert_eq!(t.own_timeout(b), None, "ending forgets it");
+        assert_eq!(t.timeouts, OwnTimeouts::default());
     }
 
     /// The sorted vector hashes as the `BTreeMap` it replaced did, so

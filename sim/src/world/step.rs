@@ -219,7 +219,8 @@ impl<C: Client> World<C> {
                 if let Some(zxid) = zxid {
                     slot.last_zxid = zxid;
                 }
-                if let Some(reg) = watch {
+                // A client library outside the world keeps its own watch memory.
+                if let (Some(reg), false) = (watch, C::DRIVEN_FROM_OUTSIDE) {
                     slot.watches.add(reg);
                 }
                 log.push(Happening::Delivered {
@@ -232,7 +233,9 @@ impl<C: Client> World<C> {
                 self.call(client, log, |logic, cx| logic.on_reply(op, reply, cx));
             }
             Inbound::Watch(event) => {
-                slot.watches.materialize(&event);
+                if !C::DRIVEN_FROM_OUTSIDE {
+                    slot.watches.materialize(&event);
+                }
                 log.push(Happening::Delivered {
                     client,
                     delivery: Delivery::Watch(event.clone()),
@@ -280,7 +283,12 @@ impl<C: Client> World<C> {
     /// live one continues (`SyncConnected`, then the events `SetWatches`
     /// derives, S25); a session the leader no longer knows is `Expired`
     /// (S23): the handle dies and requests queued meanwhile fail.
-    fn connect(&mut self, client: ClientId, server: ServerId, log: &mut Vec<Happening<C::Event>>) {
+    pub(super) fn connect(
+        &mut self,
+        client: ClientId,
+        server: ServerId,
+        log: &mut Vec<Happening<C::Event>>,
+    ) {
         assert!(
             self.can_connect(client, server),
             "step: Connect {{ client: {client}, server: {server} }} is not enabled"
@@ -364,7 +372,14 @@ impl<C: Client> World<C> {
                 }
             }
         }
-        for client in 0..self.clients.len() {
+        // A client library outside the world pings on its own clock; its
+        // driver reports what the server hears (`World::heard_from`).
+        let pinging = if C::DRIVEN_FROM_OUTSIDE {
+            0
+        } else {
+            self.clients.len()
+        };
+        for client in 0..pinging {
             let slot = &self.clients[client];
             let (Some(server), true) = (slot.server(), slot.pings()) else {
                 continue;
@@ -388,7 +403,7 @@ impl<C: Client> World<C> {
 /// A partitioned follower heard from `session`: it keeps the touch for the
 /// leader. Servers are shared copy-on-write, so the set is written only
 /// when it changes (a partition lasts many ticks of pings).
-fn hold_touch(servers: &mut CowVec<Server>, server: ServerId, session: SessionId) {
+pub(super) fn hold_touch(servers: &mut CowVec<Server>, server: ServerId, session: SessionId) {
     if !servers[server].held_touches.contains(&session) {
         servers[server].held_touches.insert(session);
     }

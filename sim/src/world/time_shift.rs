@@ -111,6 +111,7 @@ impl<C: Client> World<C> {
             h.write_u64(rel(heard));
         }
         h.write_u64(self.sessions.next_id as u64);
+        self.sessions.timeouts.hash(&mut h);
         h.write_usize(self.clients.len());
         for id in 0..self.clients.len() {
             let word = self.clients.hash_word_of(id);
