@@ -2,7 +2,9 @@
 //! memory and CPU time can be read from `/proc/<pid>` the same way: the real
 //! 3.8 server (`zkreal::TestServer`, a JVM), and serve — this example run
 //! again as a child with `--serve-child`, which serves the simulated
-//! ensemble in-process there and prints its connect string first.
+//! ensemble in-process there and prints its connect string first. Serve in
+//! the benchmark's own process would mix the clients' memory and CPU time
+//! into the server's, and let the two share one allocator.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -136,11 +138,22 @@ impl Drop for ChildGuard {
     }
 }
 
-/// The body of `--serve-child`: serve in this process until killed.
-pub fn serve_child(_servers: u16) -> std::process::ExitCode {
-    eprintln!(
-        "load: serve is not available in this build: the zkserve crate (branch `serve`) \
-         is not in this workspace yet"
-    );
-    std::process::ExitCode::from(2)
+/// The body of `--serve-child`: `zkcheck serve` in this process (its own
+/// flags' defaults but the number of servers), connect string first on
+/// stdout, until the parent kills it.
+pub fn serve_child(servers: u16) -> std::process::ExitCode {
+    use clap::Parser;
+    #[derive(Parser)]
+    struct ServeOnly {
+        #[command(flatten)]
+        serve: zkserve::cli::ServeArgs,
+    }
+    let servers = servers.to_string();
+    match ServeOnly::try_parse_from(["serve", "--servers", servers.as_str()]) {
+        Ok(parsed) => zkserve::cli::run(parsed.serve),
+        Err(e) => {
+            eprintln!("load: serve's flags: {e}");
+            std::process::ExitCode::from(2)
+        }
+    }
 }
