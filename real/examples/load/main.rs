@@ -64,6 +64,11 @@ struct Args {
     /// Warm-up seconds per cell, not counted (0 to 60).
     #[arg(long, default_value_t = 0.5)]
     warmup: f64,
+    /// Seconds of uncounted load (16 sessions) on each server before the
+    /// first cell, so that the JVM's JIT has compiled the hot paths: a
+    /// production server is warm (0 to 60).
+    #[arg(long, default_value_t = 2.0)]
+    server_warmup: f64,
     /// Times to repeat the whole interleaved series (1 to 20).
     #[arg(long, default_value_t = 1)]
     rounds: usize,
@@ -122,6 +127,7 @@ fn check(args: &Args) -> Result<(), String> {
     };
     in_range("secs", args.secs, 0.1, 60.0)?;
     in_range("warmup", args.warmup, 0.0, 60.0)?;
+    in_range("server-warmup", args.server_warmup, 0.0, 60.0)?;
     in_range("rounds", args.rounds as f64, 1.0, 20.0)?;
     in_range("data-bytes", args.data_bytes as f64, 0.0, 1_000_000.0)?;
     in_range("znodes", args.znodes as f64, 0.0, 10_000_000.0)?;
@@ -151,6 +157,20 @@ fn run(args: &Args) -> Result<(), String> {
             admin.ensure("/load").await?;
             admin.close().await
         })?;
+        if args.server_warmup > 0.0 {
+            let cell = Cell {
+                client: args.client,
+                connect: target.connect.clone(),
+                sessions: 16,
+                base: "/load/server-warmup".to_string(),
+                warmup: Duration::from_secs_f64(args.server_warmup),
+                window: Duration::ZERO,
+                data_bytes: args.data_bytes,
+            };
+            runtime
+                .block_on(workload::run_cell(&cell))
+                .map_err(|e| format!("{}, warming up: {e}", target.name))?;
+        }
     }
     for round in 0..args.rounds {
         for &sessions in &args.connections {
@@ -272,12 +292,14 @@ fn load_average() -> String {
 fn command_line(args: &Args) -> String {
     let connections: Vec<String> = args.connections.iter().map(|n| n.to_string()).collect();
     format!(
-        "client {}, sessions {}, {} s counted after {} s warm-up per cell, {} round(s), \
-         {} data bytes, {} znodes per memory batch, serve with {} simulated servers",
+        "client {}, sessions {}, {} s counted after {} s warm-up per cell (each server warmed \
+         up {} s first), {} round(s), {} data bytes, {} znodes per memory batch, serve with \
+         {} simulated servers",
         args.client.name(),
         connections.join("/"),
         args.secs,
         args.warmup,
+        args.server_warmup,
         args.rounds,
         args.data_bytes,
         args.znodes,
