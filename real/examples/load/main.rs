@@ -1,8 +1,9 @@
 //! The load benchmark of `zkcheck serve` against the real ZooKeeper 3.8
 //! (issue 31, item 6): N = 1, 16, 256 sessions each running create /
 //! getData+watch / setData / getChildren+watch / delete in a closed loop
-//! against each server, interleaved cell by cell on the same machine; then
-//! K znodes created and held twice to measure memory per znode. Prints
+//! against each server, interleaved cell by cell on the same machine; before
+//! that, on each fresh server, K znodes created and held twice to measure
+//! memory per znode (then removed). Prints
 //! throughput, latency percentiles per op and overall, CPU time per op of
 //! the server and of the client, peak RSS and bytes per znode.
 //!
@@ -34,6 +35,7 @@ use std::time::Duration;
 use clap::Parser;
 
 use conn::{ClientKind, Conn};
+use memory::MemoryResult;
 use procfs::Proc;
 use report::{CellReport, MemoryReport, Report};
 use targets::{Target, TargetKind};
@@ -150,27 +152,10 @@ fn run(args: &Args) -> Result<(), String> {
         .map_err(|e| format!("starting the client runtime: {e}"))?;
     let mut report = Report::new(machine(), command_line(args));
     let targets = start_targets(args)?;
+    let mut memories = Vec::with_capacity(targets.len());
     for target in &targets {
         eprintln!("load: {} at {}", target.name, target.connect);
-        runtime.block_on(async {
-            let mut admin = Conn::open(args.client, &target.connect).await?;
-            admin.ensure("/load").await?;
-            admin.close().await
-        })?;
-        if args.server_warmup > 0.0 {
-            let cell = Cell {
-                client: args.client,
-                connect: target.connect.clone(),
-                sessions: 16,
-                base: "/load/server-warmup".to_string(),
-                warmup: Duration::from_secs_f64(args.server_warmup),
-                window: Duration::ZERO,
-                data_bytes: args.data_bytes,
-            };
-            runtime
-                .block_on(workload::run_cell(&cell))
-                .map_err(|e| format!("{}, warming up: {e}", target.name))?;
-        }
+        memories.push(runtime.block_on(prepare(args, target))?);
     }
     for round in 0..args.rounds {
         for &sessions in &args.connections {
@@ -191,17 +176,22 @@ fn run(args: &Args) -> Result<(), String> {
                     data_bytes: args.data_bytes,
                 };
                 let server = target.pid.map(Proc::Pid);
-                let cpu_before = (cpu(server)?, Proc::Myself.cpu_time()?);
+                let before = Usage::now(server)?;
                 let result = runtime
                     .block_on(workload::run_cell(&cell))
                     .map_err(|e| format!("{}, {sessions} sessions: {e}", target.name))?;
-                let cpu_after = (cpu(server)?, Proc::Myself.cpu_time()?);
+                let after = Usage::now(server)?;
                 let row = CellReport {
                     target: target.name.clone(),
                     round,
                     sessions,
-                    server_cpu: cpu_after.0.zip(cpu_before.0).map(|(a, b)| a - b),
-                    client_cpu: cpu_after.1 - cpu_before.1,
+                    wall: after.at - before.at,
+                    server_cpu: after.server_cpu.zip(before.server_cpu).map(|(a, b)| a - b),
+                    server_wait: after
+                        .server_wait
+                        .zip(before.server_wait)
+                        .map(|(a, b)| a.saturating_sub(b)),
+                    client_cpu: after.client_cpu - before.client_cpu,
                     result,
                 };
                 eprintln!("load: {}", row.one_line());
@@ -209,24 +199,8 @@ fn run(args: &Args) -> Result<(), String> {
             }
         }
     }
-    for target in &targets {
+    for (target, memory) in targets.iter().zip(memories) {
         let Some(pid) = target.pid else { continue };
-        let memory = if args.znodes > 0 {
-            let run = memory::MemoryRun {
-                client: args.client,
-                connect: target.connect.clone(),
-                pid,
-                is_jvm: target.is_jvm,
-                znodes: args.znodes,
-                data_bytes: args.data_bytes,
-            };
-            let measured = runtime
-                .block_on(memory::measure(&run))
-                .map_err(|e| format!("{}, memory: {e}", target.name))?;
-            Some(measured)
-        } else {
-            None
-        };
         report.memory.push(MemoryReport {
             target: target.name.clone(),
             peak_rss: Proc::Pid(pid).peak_rss()?,
@@ -242,6 +216,50 @@ fn run(args: &Args) -> Result<(), String> {
         eprintln!("load: wrote {}", path.display());
     }
     Ok(())
+}
+
+/// Before the cells, on a fresh server: the memory run (its nodes removed
+/// afterwards, so it measures a server that has not yet served the load,
+/// and the load runs on an empty tree), then the server's warm-up.
+async fn prepare(args: &Args, target: &Target) -> Result<Option<MemoryResult>, String> {
+    let mut admin = Conn::open(args.client, &target.connect).await?;
+    admin.ensure("/load").await?;
+    admin.close().await?;
+    let memory = match target.pid {
+        Some(pid) if args.znodes > 0 => {
+            let run = memory::MemoryRun {
+                client: args.client,
+                connect: target.connect.clone(),
+                pid,
+                is_jvm: target.is_jvm,
+                znodes: args.znodes,
+                data_bytes: args.data_bytes,
+            };
+            let measured = memory::measure(&run)
+                .await
+                .map_err(|e| format!("{}, memory: {e}", target.name))?;
+            memory::remove(&run)
+                .await
+                .map_err(|e| format!("{}, removing the memory run's nodes: {e}", target.name))?;
+            Some(measured)
+        }
+        _ => None,
+    };
+    if args.server_warmup > 0.0 {
+        let cell = Cell {
+            client: args.client,
+            connect: target.connect.clone(),
+            sessions: 16,
+            base: "/load/server-warmup".to_string(),
+            warmup: Duration::from_secs_f64(args.server_warmup),
+            window: Duration::ZERO,
+            data_bytes: args.data_bytes,
+        };
+        workload::run_cell(&cell)
+            .await
+            .map_err(|e| format!("{}, warming up: {e}", target.name))?;
+    }
+    Ok(memory)
 }
 
 fn start_targets(args: &Args) -> Result<Vec<Target>, String> {
@@ -262,8 +280,23 @@ fn start_targets(args: &Args) -> Result<Vec<Target>, String> {
         .collect()
 }
 
-fn cpu(server: Option<Proc>) -> Result<Option<Duration>, String> {
-    server.map(Proc::cpu_time).transpose()
+/// CPU used and CPU waited for so far, read before and after a cell.
+struct Usage {
+    at: std::time::Instant,
+    server_cpu: Option<Duration>,
+    server_wait: Option<Duration>,
+    client_cpu: Duration,
+}
+
+impl Usage {
+    fn now(server: Option<Proc>) -> Result<Usage, String> {
+        Ok(Usage {
+            at: std::time::Instant::now(),
+            server_cpu: server.map(Proc::cpu_time).transpose()?,
+            server_wait: server.map(Proc::run_queue_wait).transpose()?,
+            client_cpu: Proc::Myself.cpu_time()?,
+        })
+    }
 }
 
 /// CPU model, cores and load average: what the figures were measured on.

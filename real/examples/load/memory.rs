@@ -91,8 +91,33 @@ pub async fn measure(run: &MemoryRun) -> Result<MemoryResult, String> {
     Ok(result)
 }
 
-/// `znodes` creates of `/mem/w<i>/b<batch>-<j>`, split over the creators.
+/// Deletes what [`measure`] created, so that the load runs on the tree it
+/// would have had without it.
+pub async fn remove(run: &MemoryRun) -> Result<(), String> {
+    for batch in 1..=2 {
+        on_batch(run, batch, Action::Delete).await?;
+    }
+    let mut admin = Conn::open(run.client, &run.connect).await?;
+    for i in 0..CREATORS {
+        admin.delete(&format!("/mem/w{i}")).await?;
+    }
+    admin.delete("/mem").await?;
+    admin.close().await
+}
+
 async fn create_batch(run: &MemoryRun, batch: usize) -> Result<(), String> {
+    on_batch(run, batch, Action::Create).await
+}
+
+#[derive(Clone, Copy)]
+enum Action {
+    Create,
+    Delete,
+}
+
+/// Creates or deletes the `znodes` nodes `/mem/w<i>/b<batch>-<j>`, split
+/// over the creators.
+async fn on_batch(run: &MemoryRun, batch: usize, action: Action) -> Result<(), String> {
     let run = Arc::new(run.clone());
     let mut creators = JoinSet::new();
     for i in 0..CREATORS {
@@ -101,8 +126,11 @@ async fn create_batch(run: &MemoryRun, batch: usize) -> Result<(), String> {
             let mut conn = Conn::open(run.client, &run.connect).await?;
             let data = vec![b'm'; run.data_bytes];
             for j in (i..run.znodes).step_by(CREATORS) {
-                conn.create(&format!("/mem/w{i}/b{batch}-{j:07}"), &data)
-                    .await?;
+                let path = format!("/mem/w{i}/b{batch}-{j:07}");
+                match action {
+                    Action::Create => conn.create(&path, &data).await?,
+                    Action::Delete => conn.delete(&path).await?,
+                }
             }
             conn.close().await
         });

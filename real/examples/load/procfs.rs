@@ -44,6 +44,24 @@ impl Proc {
             .ok_or_else(|| format!("{path}: no utime/stime fields"))
     }
 
+    /// Time the process's threads have spent waiting for a CPU while
+    /// runnable (the second field of each `/proc/<pid>/task/*/schedstat`),
+    /// summed: on a shared machine, how much the others held it back.
+    /// Threads that have exited are not counted.
+    pub fn run_queue_wait(self) -> Result<Duration, String> {
+        let dir = format!("{}/task", self.dir());
+        let tasks = fs::read_dir(&dir).map_err(|e| format!("listing {dir}: {e}"))?;
+        let mut waited_ns = 0u64;
+        for task in tasks.flatten() {
+            let path = task.path().join("schedstat");
+            // A thread may exit between the listing and the read.
+            if let Ok(text) = fs::read_to_string(&path) {
+                waited_ns += parse_schedstat_wait(&text).unwrap_or(0);
+            }
+        }
+        Ok(Duration::from_nanos(waited_ns))
+    }
+
     fn status_kib(self, key: &str) -> Result<u64, String> {
         let path = format!("{}/status", self.dir());
         let text = fs::read_to_string(&path).map_err(|e| format!("reading {path}: {e}"))?;
@@ -68,9 +86,20 @@ fn parse_cpu_ticks(stat: &str) -> Option<u64> {
     Some(utime + stime)
 }
 
+/// `schedstat` is `<on-cpu ns> <waiting ns> <timeslices>`.
+fn parse_schedstat_wait(text: &str) -> Option<u64> {
+    text.split_whitespace().nth(1)?.parse().ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn schedstat_wait_is_the_second_field() {
+        assert_eq!(parse_schedstat_wait("123456 7890 12\n"), Some(7890));
+        assert_eq!(parse_schedstat_wait("123456"), None);
+    }
 
     #[test]
     fn status_lines_are_read_in_kib() {

@@ -12,8 +12,13 @@ pub struct CellReport {
     pub target: String,
     pub round: usize,
     pub sessions: usize,
+    /// The cell's wall time: setup, warm-up, window, clean-up.
+    pub wall: Duration,
     /// CPU time the server used during the cell (all its threads).
     pub server_cpu: Option<Duration>,
+    /// Time the server's threads, runnable, waited for a CPU during the
+    /// cell (summed over threads): what the machine's other load cost it.
+    pub server_wait: Option<Duration>,
     /// CPU time this process (the clients) used during the cell.
     pub client_cpu: Duration,
     pub result: CellResult,
@@ -90,6 +95,9 @@ impl Report {
             "watch events/s",
             "server CPU µs/op",
             "client CPU µs/op",
+            "cell wall s",
+            "server CPU s",
+            "server waited for a CPU s",
         ]);
         for c in &self.cells {
             let o = c.result.latencies.overall();
@@ -109,6 +117,9 @@ impl Report {
                 c.server_cpu
                     .map_or("-".to_string(), |cpu| c.cpu_per_op(cpu)),
                 c.cpu_per_op(c.client_cpu),
+                secs(Some(c.wall)),
+                secs(c.server_cpu),
+                secs(c.server_wait),
             ]);
         }
         t
@@ -195,6 +206,10 @@ impl Report {
             self.memory_table().markdown()
         )
     }
+}
+
+fn secs(d: Option<Duration>) -> String {
+    d.map_or("-".to_string(), |d| format!("{:.2}", d.as_secs_f64()))
 }
 
 fn ms(us: u32) -> String {
