@@ -42,7 +42,10 @@ pub enum Conn {
 }
 
 impl Conn {
-    pub async fn open(kind: ClientKind, connect: &str) -> Result<Conn, String> {
+    /// A session at `connect`. `nth` spreads the raw client's sessions over
+    /// the servers of the connect string (session `nth` goes to server
+    /// `nth % servers`), as `zookeeper-client`'s shuffle does on average.
+    pub async fn open(kind: ClientKind, connect: &str, nth: usize) -> Result<Conn, String> {
         match kind {
             ClientKind::Zk => {
                 let client = zk::Client::connector()
@@ -56,7 +59,9 @@ impl Conn {
                     child_watch: None,
                 })
             }
-            ClientKind::Raw => Ok(Conn::Raw(RawConn::connect(connect, SESSION_TIMEOUT).await?)),
+            ClientKind::Raw => Ok(Conn::Raw(
+                RawConn::connect(connect, nth, SESSION_TIMEOUT).await?,
+            )),
         }
     }
 

@@ -222,7 +222,7 @@ fn run(args: &Args) -> Result<(), String> {
 /// afterwards, so it measures a server that has not yet served the load,
 /// and the load runs on an empty tree), then the server's warm-up.
 async fn prepare(args: &Args, target: &Target) -> Result<Option<MemoryResult>, String> {
-    let mut admin = Conn::open(args.client, &target.connect).await?;
+    let mut admin = Conn::open(args.client, &target.connect, 0).await?;
     admin.ensure("/load").await?;
     admin.close().await?;
     let memory = match target.pid {

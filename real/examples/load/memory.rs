@@ -62,7 +62,7 @@ impl MemoryResult {
 
 pub async fn measure(run: &MemoryRun) -> Result<MemoryResult, String> {
     let server = Proc::Pid(run.pid);
-    let mut admin = Conn::open(run.client, &run.connect).await?;
+    let mut admin = Conn::open(run.client, &run.connect, 0).await?;
     admin.ensure("/mem").await?;
     for i in 0..CREATORS {
         admin.ensure(&format!("/mem/w{i}")).await?;
@@ -97,7 +97,7 @@ pub async fn remove(run: &MemoryRun) -> Result<(), String> {
     for batch in 1..=2 {
         on_batch(run, batch, Action::Delete).await?;
     }
-    let mut admin = Conn::open(run.client, &run.connect).await?;
+    let mut admin = Conn::open(run.client, &run.connect, 0).await?;
     for i in 0..CREATORS {
         admin.delete(&format!("/mem/w{i}")).await?;
     }
@@ -123,7 +123,7 @@ async fn on_batch(run: &MemoryRun, batch: usize, action: Action) -> Result<(), S
     for i in 0..CREATORS {
         let run = run.clone();
         creators.spawn(async move {
-            let mut conn = Conn::open(run.client, &run.connect).await?;
+            let mut conn = Conn::open(run.client, &run.connect, i).await?;
             let data = vec![b'm'; run.data_bytes];
             for j in (i..run.znodes).step_by(CREATORS) {
                 let path = format!("/mem/w{i}/b{batch}-{j:07}");

@@ -27,10 +27,15 @@ pub struct RawConn {
 }
 
 impl RawConn {
-    /// Connects to the first address of `connect` (`host:port,...`) and
-    /// opens a session.
-    pub async fn connect(connect: &str, session_timeout: Duration) -> Result<RawConn, String> {
-        let addr = connect.split(',').next().unwrap_or(connect);
+    /// Connects to address `nth % addresses` of `connect` (`host:port,...`)
+    /// and opens a session.
+    pub async fn connect(
+        connect: &str,
+        nth: usize,
+        session_timeout: Duration,
+    ) -> Result<RawConn, String> {
+        let addrs: Vec<&str> = connect.split(',').collect();
+        let addr = addrs[nth % addrs.len()];
         let stream = TcpStream::connect(addr)
             .await
             .map_err(|e| format!("connecting to {addr}: {e}"))?;

@@ -50,7 +50,7 @@ struct Window {
 
 /// Runs `cell`; an error names the session and the op that failed.
 pub async fn run_cell(cell: &Cell) -> Result<CellResult, String> {
-    let mut admin = Conn::open(cell.client, &cell.connect).await?;
+    let mut admin = Conn::open(cell.client, &cell.connect, 0).await?;
     admin.create(&cell.base, b"").await?;
     let (ready_tx, mut ready_rx) = mpsc::channel::<Result<(), String>>(cell.sessions);
     let (start_tx, start_rx) = watch::channel::<Option<Window>>(None);
@@ -127,7 +127,7 @@ async fn session(
     let parent = format!("{}/c{i}", cell.base);
     let node = format!("{parent}/n");
     let setup = async {
-        let mut conn = Conn::open(cell.client, &cell.connect).await?;
+        let mut conn = Conn::open(cell.client, &cell.connect, i).await?;
         conn.create(&parent, b"").await?;
         Ok::<Conn, String>(conn)
     };
