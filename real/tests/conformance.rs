@@ -11,7 +11,9 @@ mod conformance_support;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use conformance_support::{checks, generated, herd, inflight, ordering, refusals, scripts};
+use conformance_support::{
+    checks, generated, herd, inflight, newer_ops, ordering, refusals, scripts,
+};
 use zkreal::conformance::real::ConductorError;
 use zkreal::conformance::{self, Observations, Script};
 use zkreal::TestServer;
@@ -115,6 +117,7 @@ fn main() {
         .chain(ordering::all())
         .chain(checks::all())
         .chain(inflight::all())
+        .chain(newer_ops::all())
         .filter(|s| only.as_ref().is_none_or(|o| s.name.contains(o.as_str())))
     {
         let result = bench.check(&script);
