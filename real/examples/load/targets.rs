@@ -85,7 +85,9 @@ fn start_serve(servers: u16) -> Result<Target, String> {
     let exe = std::env::current_exe().map_err(|e| format!("finding this executable: {e}"))?;
     let child = Command::new(&exe)
         .args(["--serve-child", "--serve-servers", &servers.to_string()])
-        .stdin(Stdio::null())
+        // The child's stdin stays open while we live: if we die without
+        // killing it, it reads end-of-file and exits (see `serve_child`).
+        .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()
@@ -143,6 +145,14 @@ impl Drop for ChildGuard {
 /// stdout, until the parent kills it.
 pub fn serve_child(servers: u16) -> std::process::ExitCode {
     use clap::Parser;
+    use std::io::Read;
+    // The parent holds our stdin open and never writes to it: end-of-file
+    // means it died without stopping us, so stop rather than serve forever.
+    std::thread::spawn(|| {
+        let mut byte = [0u8; 1];
+        let _ = std::io::stdin().read(&mut byte);
+        std::process::exit(0);
+    });
     #[derive(Parser)]
     struct ServeOnly {
         #[command(flatten)]
