@@ -115,6 +115,12 @@ impl TestServer {
         self.port
     }
 
+    /// The server's (the JVM's) process id, to read its memory and CPU time
+    /// from `/proc` (the load benchmark does).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// How long the server took from spawn to serving.
     pub fn startup_time(&self) -> Duration {
         self.startup
