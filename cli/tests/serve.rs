@@ -29,7 +29,8 @@ fn serve_prints_its_connect_string_answers_and_stops_on_sigterm() {
         s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
         s.write_all(b"ruok").unwrap();
         let mut answer = String::new();
-        s.read_to_string(&mut answer).expect("an answer, then a close");
+        s.read_to_string(&mut answer)
+            .expect("an answer, then a close");
         assert_eq!(answer, "imok", "on {addr}");
     }
     let killed = Command::new("kill")
