@@ -13,9 +13,11 @@ use std::io;
 use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
 
+use std::sync::Arc;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{mpsc, oneshot};
+
+use tokio::sync::{mpsc, oneshot, Semaphore};
 use tokio::task::JoinHandle;
 
 use crate::engine::{CloseReason, ConnId, Engine, Input, Limits, Output, Stats};
@@ -85,9 +87,23 @@ enum Write {
 struct Peer {
     server: ServerId,
     addr: SocketAddr,
-    writer: mpsc::UnboundedSender<Write>,
+    writer: mpsc::Sender<Write>,
     reader: JoinHandle<()>,
+    /// One permit: the reader sends its next chunk only once the engine
+    /// has handled the last one, so what it read is counted in `writer`'s
+    /// queue before it reads more.
+    unhandled: Arc<Semaphore>,
 }
+
+/// Frames queued for one client that has not read them yet. A client's
+/// socket is read only while fewer than half of these wait (throttling, as
+/// ZooKeeper stops reading a connection with too much outstanding), so a
+/// client that sends without reading is held back by TCP, not by the
+/// server's memory. The bound can still be passed by what was read before
+/// the throttle took hold; a client that does is closed (`slow reader`).
+const MAX_QUEUED_FRAMES: usize = 65_536;
+/// Free room in a client's queue before its socket is read again.
+const READ_ROOM: usize = MAX_QUEUED_FRAMES / 2;
 
 /// Bind one port per server and start serving (on the current runtime).
 pub async fn start(options: Options) -> io::Result<Running> {
@@ -182,10 +198,17 @@ async fn engine_loop(
                     let conn = next_conn;
                     next_conn += 1;
                     let (read, write) = stream.into_split();
-                    let (writer, writes) = mpsc::unbounded_channel();
+                    let (writer, writes) = mpsc::channel(MAX_QUEUED_FRAMES);
                     tokio::spawn(write_loop(write, writes));
-                    let reader = tokio::spawn(read_loop(conn, read, events_tx.clone()));
-                    peers.insert(conn, Peer { server, addr, writer, reader });
+                    let unhandled = Arc::new(Semaphore::new(1));
+                    let reader = tokio::spawn(read_loop(
+                        conn,
+                        read,
+                        events_tx.clone(),
+                        writer.clone(),
+                        Arc::clone(&unhandled),
+                    ));
+                    peers.insert(conn, Peer { server, addr, writer, reader, unhandled });
                     if down[server] {
                         drop_peer(&mut peers, conn);
                         continue;
@@ -225,8 +248,23 @@ async fn engine_loop(
                 }
             },
         };
+        let read_from = match input {
+            Input::Bytes { conn, .. } => Some(conn),
+            _ => None,
+        };
         engine.handle(input, &mut out);
-        dispatch(&mut out, &mut peers, options.verbose);
+        if let Some(peer) = read_from.and_then(|conn| peers.get(&conn)) {
+            peer.unhandled.add_permits(1);
+        }
+        let slow = dispatch(&mut out, &mut peers, options.verbose);
+        for conn in slow {
+            eprintln!(
+                "zkserve: closed connection {conn}: slow reader, {MAX_QUEUED_FRAMES} frames unread"
+            );
+            drop_peer(&mut peers, conn);
+            engine.handle(Input::Closed { conn }, &mut out);
+            dispatch(&mut out, &mut peers, options.verbose);
+        }
     }
     for conn in peers.keys().copied().collect::<Vec<_>>() {
         drop_peer(&mut peers, conn);
@@ -234,31 +272,50 @@ async fn engine_loop(
     engine.stats().clone()
 }
 
-/// Carry out the engine's outputs.
-fn dispatch(out: &mut Vec<Output>, peers: &mut BTreeMap<ConnId, Peer>, verbose: bool) {
+/// Carry out the engine's outputs; returns the connections whose writer
+/// queue is full (slow readers), for the caller to drop.
+fn dispatch(
+    out: &mut Vec<Output>,
+    peers: &mut BTreeMap<ConnId, Peer>,
+    verbose: bool,
+) -> Vec<ConnId> {
+    let mut slow = Vec::new();
     for output in out.drain(..) {
         match output {
             Output::Send { conn, bytes } => {
                 if let Some(peer) = peers.get(&conn) {
-                    let _ = peer.writer.send(Write::Bytes(bytes));
+                    if let Err(mpsc::error::TrySendError::Full(_)) =
+                        peer.writer.try_send(Write::Bytes(bytes))
+                    {
+                        if !slow.contains(&conn) {
+                            slow.push(conn);
+                        }
+                    }
                 }
             }
             Output::Close { conn, reason } => {
                 if let Some(peer) = peers.remove(&conn) {
                     log_close(conn, peer.addr, &reason, verbose);
-                    let _ = peer.writer.send(Write::Close);
-                    peer.reader.abort();
+                    close_writer(peer);
                 }
             }
         }
     }
+    slow
 }
 
 fn drop_peer(peers: &mut BTreeMap<ConnId, Peer>, conn: ConnId) {
     if let Some(peer) = peers.remove(&conn) {
-        let _ = peer.writer.send(Write::Close);
-        peer.reader.abort();
+        close_writer(peer);
     }
+}
+
+/// Stop reading; let the writer flush what is queued and close. A writer
+/// whose queue is full is dropped instead (its frames are lost with the
+/// connection, which closes when both halves are gone).
+fn close_writer(peer: Peer) {
+    peer.reader.abort();
+    let _ = peer.writer.try_send(Write::Close);
 }
 
 fn log_close(conn: ConnId, addr: SocketAddr, reason: &CloseReason, verbose: bool) {
@@ -274,9 +331,21 @@ async fn read_loop(
     conn: ConnId,
     mut read: tokio::net::tcp::OwnedReadHalf,
     events: mpsc::Sender<Event>,
+    replies: mpsc::Sender<Write>,
+    unhandled: Arc<Semaphore>,
 ) {
     let mut buf = vec![0u8; 64 * 1024];
     loop {
+        // Throttle: read only once the last chunk was handled and while
+        // the client's replies are being taken.
+        match unhandled.acquire().await {
+            Ok(permit) => permit.forget(),
+            Err(_) => break,
+        }
+        match replies.reserve_many(READ_ROOM).await {
+            Ok(room) => drop(room),
+            Err(_) => break,
+        }
         match read.read(&mut buf).await {
             Ok(0) | Err(_) => break,
             Ok(n) => {
@@ -290,10 +359,7 @@ async fn read_loop(
     let _ = events.send(Event::Closed { conn }).await;
 }
 
-async fn write_loop(
-    mut write: tokio::net::tcp::OwnedWriteHalf,
-    mut writes: mpsc::UnboundedReceiver<Write>,
-) {
+async fn write_loop(mut write: tokio::net::tcp::OwnedWriteHalf, mut writes: mpsc::Receiver<Write>) {
     while let Some(w) = writes.recv().await {
         match w {
             Write::Bytes(bytes) => {

@@ -253,3 +253,56 @@ async fn bad_frames_on_sockets_close_only_their_connection() {
     assert_eq!(stats.truncated, 1, "{stats:?}");
     assert_eq!(stats.closed.get("unsupported-op"), Some(&1));
 }
+
+/// A client that sends and never reads is throttled: the server stops
+/// reading its socket while its unread replies pile up, so its own writes
+/// block (TCP), the server's queue for it stays bounded, and other sessions
+/// go on.
+#[tokio::test]
+async fn a_client_that_never_reads_is_throttled() {
+    let server = start(Options {
+        limits: Limits {
+            tick_ms: 100,
+            ..Limits::default()
+        },
+        bind: [127, 0, 0, 1].into(),
+        port: 0,
+        verbose: false,
+    })
+    .await
+    .unwrap();
+    let mut greedy = TcpStream::connect(server.addrs[0]).await.unwrap();
+    greedy.write_all(&handshake()).await.unwrap();
+    let exists = request(
+        1,
+        op::EXISTS,
+        Request::Exists {
+            path: "/".into(),
+            watch: false,
+        },
+    );
+    let burst: Vec<u8> = exists.repeat(10_000);
+    // 200 bursts are 2 million requests: far more than the server queues
+    // for one client plus what the kernel buffers both ways.
+    let mut blocked = false;
+    for _ in 0..200 {
+        if timeout(Duration::from_secs(2), greedy.write_all(&burst))
+            .await
+            .is_err()
+        {
+            blocked = true;
+            break;
+        }
+    }
+    assert!(blocked, "the server kept reading a client that never reads");
+    let good = zk::Client::connector()
+        .with_session_timeout(Duration::from_secs(2))
+        .connect(&server.connect_string())
+        .await
+        .unwrap();
+    good.check_stat("/")
+        .await
+        .expect("another session is served");
+    let stats = server.stop().await;
+    assert!(stats.frames_in < 2_000_000, "{stats:?}");
+}

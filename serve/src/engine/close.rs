@@ -35,7 +35,7 @@ pub enum CloseReason {
     Unsupported(i32),
     /// A path that breaks ZooKeeper's path rules.
     BadPath(String),
-    /// `setAuth` with a scheme other than digest: `AuthFailed` was sent.
+    /// `setAuth` with a scheme other than digest or ip: `AuthFailed` was sent.
     AuthFailed(String),
     /// The connection was already closing.
     Closing,

@@ -20,7 +20,7 @@ mod connection;
 mod session;
 pub mod translate;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use zksim::{
     ClientId, Config, Delivery, Event, Happening, Op, Refusal, Remote, ServerId, SessionEvent,
@@ -141,6 +141,8 @@ pub struct Engine {
     log: Vec<Happening<()>>,
     /// Which nodes hold null data (the world stores bytes).
     null_data: NullData,
+    /// Clients whose `closeSession` is not answered yet.
+    closing: BTreeSet<ClientId>,
     stats: Stats,
 }
 
@@ -160,6 +162,7 @@ impl Engine {
             by_session: BTreeMap::new(),
             log: Vec::new(),
             null_data: NullData::default(),
+            closing: BTreeSet::new(),
             stats: Stats::default(),
         }
     }
@@ -225,7 +228,7 @@ impl Engine {
         if let ConnState::Live { client } = c.state {
             self.sessions[client].conn = None;
             self.world.disconnect(client);
-            self.settle(out);
+            self.settle_client(client, out);
         }
     }
 
@@ -281,9 +284,10 @@ impl Engine {
                     debug_assert_eq!(client, self.sessions.len());
                     self.sessions.push(WireSession::new(passwd));
                     self.by_session.insert(session, client);
+                    // The connect response is the connection's first frame.
                     self.bind(conn, client);
-                    self.settle(out);
                     self.connect_response(conn, timeout_ms, session, out);
+                    self.settle_client(client, out);
                 }
                 Err(_) => self.close(conn, CloseReason::ServerUnavailable, out),
             }
@@ -300,7 +304,7 @@ impl Engine {
         if let Some(old) = self.sessions[client].conn.take() {
             self.close(old, CloseReason::Replaced, out);
             self.world.disconnect(client);
-            self.settle(out);
+            self.settle_client(client, out);
         }
         match self
             .world
@@ -309,8 +313,8 @@ impl Engine {
             Ok(()) => {
                 self.stats.sessions_reattached += 1;
                 self.bind(conn, client);
-                self.settle(out);
                 self.connect_response(conn, timeout_ms, request.session_id, out);
+                self.settle_client(client, out);
             }
             Err(Refusal::Expired) => {
                 self.by_session.remove(&request.session_id);
@@ -403,15 +407,18 @@ impl Engine {
             }
             Request::CloseSession => {
                 self.sessions[client].closing = Some(xid);
+                self.closing.insert(client);
                 if let Some(c) = self.conns.get_mut(&conn) {
                     // Nothing after closeSession is read.
                     c.state = ConnState::Closing;
                 }
                 self.world.close(client, &mut self.log);
-                self.settle(out);
+                self.settle_client(client, out);
             }
             Request::SetAuth { scheme, .. } => {
-                if scheme == "digest" {
+                // The providers a default 3.8 server has: digest, and ip
+                // (which authenticates the peer's address).
+                if scheme == "digest" || scheme == "ip" {
                     self.reply(conn, xid, 0, 0, None, out);
                 } else {
                     self.reply(conn, xid, 0, ZkError::AuthFailed.code(), None, out);
@@ -440,7 +447,7 @@ impl Engine {
                 self.world.heard_from(client);
                 self.world
                     .set_watches(client, relative_zxid, &data, &exist, &child);
-                self.settle(out);
+                self.settle_client(client, out);
                 let zxid = self.world.applied_zxid(server);
                 self.reply(conn, xid, zxid, 0, None, out);
             }
@@ -472,7 +479,7 @@ impl Engine {
                             null_writes,
                         },
                     );
-                    self.settle(out);
+                    self.settle_client(client, out);
                 }
                 Plan::Error(err) => {
                     self.world.heard_from(client);
@@ -509,23 +516,57 @@ impl Engine {
 
     /// Run the world to rest and send what its clients received.
     fn settle(&mut self, out: &mut Vec<Output>) {
-        let mut enabled = Vec::new();
+        self.settle_from(None, out);
+    }
+
+    /// [`Engine::settle`] after an input that touched one client only.
+    fn settle_client(&mut self, client: ClientId, out: &mut Vec<Output>) {
+        self.settle_from(Some(client), out);
+    }
+
+    /// Step every request, follower apply and delivery there is, in the
+    /// world's event order (`Event`'s: requests, then applies, then
+    /// deliveries, each by id), looking only at the clients that may have
+    /// one: `first` (or all), and those each step wrote
+    /// (`World::step_noting`). The same choices as picking the first of
+    /// `World::enabled` each time, without listing every client per step.
+    fn settle_from(&mut self, first: Option<ClientId>, out: &mut Vec<Output>) {
+        let mut dirty: BTreeSet<ClientId> = match first {
+            Some(client) => BTreeSet::from([client]),
+            None => (0..self.world.num_clients()).collect(),
+        };
+        let mut written = Vec::new();
         loop {
             self.drain_log(out);
-            enabled.clear();
-            self.world.enabled(&mut enabled);
-            let next = enabled.iter().find(|e| {
-                matches!(
-                    e,
-                    Event::Request { .. } | Event::Apply { .. } | Event::Receive { .. }
-                )
-            });
-            let Some(event) = next.cloned() else {
+            let Some(event) = self.next_event(&mut dirty) else {
                 break;
             };
-            self.world.step(&event, &mut self.log);
+            written.clear();
+            self.world.step_noting(&event, &mut self.log, &mut written);
+            dirty.extend(written.iter().copied());
         }
         self.finish_closes(out);
+    }
+
+    fn next_event(&self, dirty: &mut BTreeSet<ClientId>) -> Option<Event> {
+        let world = &self.world;
+        dirty.retain(|&client| {
+            let ready = world.client_readiness(client);
+            ready.request || ready.receive
+        });
+        if let Some(&client) = dirty
+            .iter()
+            .find(|&&client| world.client_readiness(client).request)
+        {
+            return Some(Event::Request { client });
+        }
+        if let Some(server) = (1..world.num_servers()).find(|&server| world.apply_enabled(server)) {
+            return Some(Event::Apply { server });
+        }
+        dirty
+            .iter()
+            .find(|&&client| world.client_readiness(client).receive)
+            .map(|&client| Event::Receive { client })
     }
 
     /// Encode what the world delivered, in its order.
@@ -604,14 +645,19 @@ impl Engine {
 
     /// Answer every `closeSession` that is done, then close its connection.
     fn finish_closes(&mut self, out: &mut Vec<Output>) {
-        for client in 0..self.sessions.len() {
+        if self.closing.is_empty() {
+            return;
+        }
+        for client in self.closing.clone() {
             let Some(xid) = self.sessions[client].closing else {
+                self.closing.remove(&client);
                 continue;
             };
             if !self.world.is_handle_dead(client) {
                 continue;
             }
             self.sessions[client].closing = None;
+            self.closing.remove(&client);
             let Some(conn) = self.sessions[client].conn.take() else {
                 continue;
             };
@@ -655,7 +701,7 @@ impl Engine {
             if self.sessions[client].conn == Some(conn) {
                 self.sessions[client].conn = None;
                 self.world.disconnect(client);
-                self.settle(out);
+                self.settle_client(client, out);
             }
         }
     }
