@@ -1,4 +1,5 @@
-//! Curator 5.4 against the real ZooKeeper 3.8 server: the basic session,
+//! Curator 5.4 against both servers — the real ZooKeeper 3.8 server
+//! (`real::…`) and `zkcheck serve` (`serve::…`), the same checks: the basic session,
 //! an `InterProcessMutex` (and its twin that does not act on connection
 //! states), a `LeaderLatch` election, and an expiry seen as SUSPENDED then
 //! LOST. The apps are compiled once into the cargo target dir.
@@ -10,20 +11,64 @@ use std::time::Duration;
 use common::*;
 use zkapps::{named, require, states, Curator};
 
+/// Whether `target` cannot run Curator's lock and election recipes
+/// because it does not create containers (their parents), which serve
+/// answered Unimplemented before the simulator's containers reached it
+/// (docs/SERVE.md, "What differs"). Said loudly, and checked: the app must
+/// then fail on exactly that — an `UnimplementedException` — and not
+/// otherwise; once serve creates containers the probe says so and the
+/// whole test runs.
+fn lacks_containers(target: &Target, curator: &Curator, app: &str) -> bool {
+    if target.creates_containers() {
+        return false;
+    }
+    eprintln!(
+        "KNOWN DIFFERENCE (docs/SERVE.md): serve answers createContainer with \
+         Unimplemented; {app} cannot create its parent node. Checking that this, \
+         and only this, is what stops Curator's recipes."
+    );
+    // The mutex says why it retries; the latch only that it never leads.
+    let base = unique(&format!("no-container-{app}"));
+    let args = [
+        "--threads".to_string(),
+        "1".into(),
+        "--increments".into(),
+        "1".into(),
+        "--lock".into(),
+        format!("{base}/L"),
+    ];
+    let done = curator
+        .app("CuratorMutex", &target.connect_string())
+        .args(args)
+        .args(["--resource", &format!("{base}/R"), "--deadline-s", "4"])
+        .run(APP_LIMIT)
+        .unwrap();
+    let story = done.story();
+    assert!(!done.succeeded(), "{story}");
+    let retries = named(&done.events, "retry");
+    assert!(!retries.is_empty(), "{story}");
+    assert!(
+        retries
+            .iter()
+            .all(|e| e["reason"] == "UnimplementedException"),
+        "{story}"
+    );
+    true
+}
+
 fn curator() -> Option<Curator> {
     require(Curator::find(std::path::Path::new(env!(
         "CARGO_TARGET_TMPDIR"
     ))))
 }
 
-#[test]
-fn session_creates_reads_writes_and_sees_its_watches_fire() {
-    let (Some(server), Some(curator)) = (shared_server(), curator()) else {
+fn session_creates_reads_writes_and_sees_its_watches_fire(target: &Target) {
+    let Some(curator) = curator() else {
         return;
     };
     let root = unique("curator-session");
     let done = curator
-        .app("CuratorSession", &server.connect_string())
+        .app("CuratorSession", &target.connect_string())
         .args(["--root", &root])
         .run(APP_LIMIT)
         .unwrap();
@@ -36,14 +81,16 @@ fn session_creates_reads_writes_and_sees_its_watches_fire() {
     );
 }
 
-#[test]
-fn mutex_guards_version_checked_increments() {
-    let (Some(server), Some(curator)) = (shared_server(), curator()) else {
+fn mutex_guards_version_checked_increments(target: &Target) {
+    let Some(curator) = curator() else {
         return;
     };
+    if lacks_containers(target, &curator, "CuratorMutex") {
+        return;
+    }
     let base = unique("curator-lock");
     let done = curator
-        .app("CuratorMutex", &server.connect_string())
+        .app("CuratorMutex", &target.connect_string())
         .args(["--threads", "3", "--increments", "5"])
         .args([
             "--lock",
@@ -56,14 +103,16 @@ fn mutex_guards_version_checked_increments() {
     check_clean_lock_run(&done, 15);
 }
 
-#[test]
-fn mutex_twin_without_listener_runs_the_same_without_faults() {
-    let (Some(server), Some(curator)) = (shared_server(), curator()) else {
+fn mutex_twin_without_listener_runs_the_same_without_faults(target: &Target) {
+    let Some(curator) = curator() else {
         return;
     };
+    if lacks_containers(target, &curator, "CuratorMutex") {
+        return;
+    }
     let base = unique("curator-lock-twin");
     let done = curator
-        .app("CuratorMutex", &server.connect_string())
+        .app("CuratorMutex", &target.connect_string())
         .args(["--threads", "3", "--increments", "5", "--ignore-lost"])
         .args([
             "--lock",
@@ -76,14 +125,16 @@ fn mutex_twin_without_listener_runs_the_same_without_faults() {
     check_clean_lock_run(&done, 15);
 }
 
-#[test]
-fn election_gives_each_candidate_one_exclusive_turn() {
-    let (Some(server), Some(curator)) = (shared_server(), curator()) else {
+fn election_gives_each_candidate_one_exclusive_turn(target: &Target) {
+    let Some(curator) = curator() else {
         return;
     };
+    if lacks_containers(target, &curator, "CuratorLeader") {
+        return;
+    }
     let base = unique("curator-election");
     let done = curator
-        .app("CuratorLeader", &server.connect_string())
+        .app("CuratorLeader", &target.connect_string())
         .args(["--candidates", "3", "--path", &format!("{base}/E")])
         .args(["--resource", &format!("{base}/work")])
         .run(APP_LIMIT)
@@ -91,12 +142,11 @@ fn election_gives_each_candidate_one_exclusive_turn() {
     check_election(&done, 3);
 }
 
-#[test]
-fn expiry_is_seen_as_suspended_then_lost() {
-    let (Some(server), Some(curator)) = (shared_server(), curator()) else {
+fn expiry_is_seen_as_suspended_then_lost(target: &Target) {
+    let Some(curator) = curator() else {
         return;
     };
-    let proxy = proxy_for(&server);
+    let proxy = target.proxy();
     let mut app = curator
         .app("CuratorExpiry", &proxy.connect_string())
         .args(["--session-timeout-ms", &EXPIRING_SESSION_MS.to_string()])
@@ -108,7 +158,7 @@ fn expiry_is_seen_as_suspended_then_lost() {
         .unwrap();
     app.wait_for("ready", EARLY_LIMIT, |e| e["ev"] == "ready")
         .unwrap();
-    expire(&server, &proxy, &session_id(&session));
+    expire(target, &proxy, &session_id(&session));
     let done = app.finish(APP_LIMIT).unwrap();
     // Curator opens a new session after LOST: RECONNECTED.
     check_expiry(&done, &["SUSPENDED", "LOST", "RECONNECTED"]);
@@ -116,11 +166,12 @@ fn expiry_is_seen_as_suspended_then_lost() {
 
 /// Run the lock app with one worker whose first hold of the lock is long,
 /// expire its session while it holds the lock, and return the run.
-fn lock_expired_while_held(ignore_lost: bool) -> Option<zkapps::Finished> {
-    let (Some(server), Some(curator)) = (shared_server(), curator()) else {
+fn lock_expired_while_held(target: &Target, ignore_lost: bool) -> Option<zkapps::Finished> {
+    let curator = curator()?;
+    if lacks_containers(target, &curator, "CuratorMutex") {
         return None;
-    };
-    let proxy = proxy_for(&server);
+    }
+    let proxy = target.proxy();
     let base = unique(if ignore_lost {
         "curator-held-twin"
     } else {
@@ -146,13 +197,12 @@ fn lock_expired_while_held(ignore_lost: bool) -> Option<zkapps::Finished> {
     // The worker holds the lock and has read the resource: it is in its hold.
     app.wait_for("read", EARLY_LIMIT, |e| e["ev"] == "read")
         .unwrap();
-    expire(&server, &proxy, &session_id(&session));
+    expire(target, &proxy, &session_id(&session));
     Some(app.finish(APP_LIMIT).unwrap())
 }
 
-#[test]
-fn mutex_holder_with_listener_stops_work_when_its_session_is_lost() {
-    let Some(done) = lock_expired_while_held(false) else {
+fn mutex_holder_with_listener_stops_work_when_its_session_is_lost(target: &Target) {
+    let Some(done) = lock_expired_while_held(target, false) else {
         return;
     };
     done.expect_success();
@@ -165,9 +215,8 @@ fn mutex_holder_with_listener_stops_work_when_its_session_is_lost() {
     assert_eq!(named(&done.events, "final")[0]["increments"], 2, "{story}");
 }
 
-#[test]
-fn mutex_twin_without_listener_writes_after_its_session_is_gone() {
-    let Some(done) = lock_expired_while_held(true) else {
+fn mutex_twin_without_listener_writes_after_its_session_is_gone(target: &Target) {
+    let Some(done) = lock_expired_while_held(target, true) else {
         return;
     };
     done.expect_success();
@@ -201,12 +250,11 @@ fn a_hanging_app_is_killed() {
 /// session survives, the library reports SUSPENDED then RECONNECTED, never
 /// LOST, and the observer, waiting for a LOST that never comes, gives up
 /// at its deadline with exit 1 — so the expiry checks above can fail.
-#[test]
-fn a_dropped_connection_is_suspended_then_reconnected_not_lost() {
-    let (Some(server), Some(curator)) = (shared_server(), curator()) else {
+fn a_dropped_connection_is_suspended_then_reconnected_not_lost(target: &Target) {
+    let Some(curator) = curator() else {
         return;
     };
-    let proxy = proxy_for(&server);
+    let proxy = target.proxy();
     let mut app = curator
         .app("CuratorExpiry", &proxy.connect_string())
         .args(["--session-timeout-ms", "4000", "--deadline-s", "5"])
@@ -226,3 +274,14 @@ fn a_dropped_connection_is_suspended_then_reconnected_not_lost() {
     );
     assert!(named(&done.events, "new_session").is_empty(), "{story}");
 }
+
+on_both_servers!(
+    session_creates_reads_writes_and_sees_its_watches_fire,
+    mutex_guards_version_checked_increments,
+    mutex_twin_without_listener_runs_the_same_without_faults,
+    election_gives_each_candidate_one_exclusive_turn,
+    expiry_is_seen_as_suspended_then_lost,
+    mutex_holder_with_listener_stops_work_when_its_session_is_lost,
+    mutex_twin_without_listener_writes_after_its_session_is_gone,
+    a_dropped_connection_is_suspended_then_reconnected_not_lost,
+);

@@ -1,6 +1,7 @@
-//! kazoo 2.11 against the real ZooKeeper 3.8 server: the basic session, a
-//! `Lock` (and its twin that ignores LOST), an `Election`, and an expiry
-//! seen as SUSPENDED then LOST.
+//! kazoo 2.11 against both servers — the real ZooKeeper 3.8 server
+//! (`real::…`) and `zkcheck serve` (`serve::…`), the same checks: the basic
+//! session, a `Lock` (and its twin that ignores LOST), an `Election`, and
+//! an expiry seen as SUSPENDED then LOST.
 
 mod common;
 
@@ -13,14 +14,13 @@ fn kazoo() -> Option<Kazoo> {
     require(Kazoo::find())
 }
 
-#[test]
-fn session_creates_reads_writes_and_sees_its_watches_fire() {
-    let (Some(server), Some(kazoo)) = (shared_server(), kazoo()) else {
+fn session_creates_reads_writes_and_sees_its_watches_fire(target: &Target) {
+    let Some(kazoo) = kazoo() else {
         return;
     };
     let root = unique("kazoo-session");
     let done = kazoo
-        .app("session.py", &server.connect_string())
+        .app("session.py", &target.connect_string())
         .args(["--root", &root])
         .run(APP_LIMIT)
         .unwrap();
@@ -33,14 +33,13 @@ fn session_creates_reads_writes_and_sees_its_watches_fire() {
     );
 }
 
-#[test]
-fn lock_guards_version_checked_increments() {
-    let (Some(server), Some(kazoo)) = (shared_server(), kazoo()) else {
+fn lock_guards_version_checked_increments(target: &Target) {
+    let Some(kazoo) = kazoo() else {
         return;
     };
     let base = unique("kazoo-lock");
     let done = kazoo
-        .app("lock.py", &server.connect_string())
+        .app("lock.py", &target.connect_string())
         .args(["--threads", "3", "--increments", "5"])
         .args([
             "--lock",
@@ -53,14 +52,13 @@ fn lock_guards_version_checked_increments() {
     check_clean_lock_run(&done, 15);
 }
 
-#[test]
-fn lock_twin_ignoring_lost_runs_the_same_without_faults() {
-    let (Some(server), Some(kazoo)) = (shared_server(), kazoo()) else {
+fn lock_twin_ignoring_lost_runs_the_same_without_faults(target: &Target) {
+    let Some(kazoo) = kazoo() else {
         return;
     };
     let base = unique("kazoo-lock-twin");
     let done = kazoo
-        .app("lock.py", &server.connect_string())
+        .app("lock.py", &target.connect_string())
         .args(["--threads", "3", "--increments", "5", "--ignore-lost"])
         .args([
             "--lock",
@@ -73,14 +71,13 @@ fn lock_twin_ignoring_lost_runs_the_same_without_faults() {
     check_clean_lock_run(&done, 15);
 }
 
-#[test]
-fn election_gives_each_candidate_one_exclusive_turn() {
-    let (Some(server), Some(kazoo)) = (shared_server(), kazoo()) else {
+fn election_gives_each_candidate_one_exclusive_turn(target: &Target) {
+    let Some(kazoo) = kazoo() else {
         return;
     };
     let base = unique("kazoo-election");
     let done = kazoo
-        .app("election.py", &server.connect_string())
+        .app("election.py", &target.connect_string())
         .args(["--candidates", "3", "--path", &format!("{base}/E")])
         .args(["--resource", &format!("{base}/work")])
         .run(APP_LIMIT)
@@ -88,12 +85,11 @@ fn election_gives_each_candidate_one_exclusive_turn() {
     check_election(&done, 3);
 }
 
-#[test]
-fn expiry_is_seen_as_suspended_then_lost() {
-    let (Some(server), Some(kazoo)) = (shared_server(), kazoo()) else {
+fn expiry_is_seen_as_suspended_then_lost(target: &Target) {
+    let Some(kazoo) = kazoo() else {
         return;
     };
-    let proxy = proxy_for(&server);
+    let proxy = target.proxy();
     let mut app = kazoo
         .app("expiry.py", &proxy.connect_string())
         .args(["--session-timeout-ms", &EXPIRING_SESSION_MS.to_string()])
@@ -105,7 +101,7 @@ fn expiry_is_seen_as_suspended_then_lost() {
         .unwrap();
     app.wait_for("ready", EARLY_LIMIT, |e| e["ev"] == "ready")
         .unwrap();
-    expire(&server, &proxy, &session_id(&session));
+    expire(target, &proxy, &session_id(&session));
     let done = app.finish(APP_LIMIT).unwrap();
     // kazoo opens a new session after LOST: CONNECTED.
     check_expiry(&done, &["SUSPENDED", "LOST", "CONNECTED"]);
@@ -113,11 +109,9 @@ fn expiry_is_seen_as_suspended_then_lost() {
 
 /// Run the lock app with one worker whose first hold of the lock is long,
 /// expire its session while it holds the lock, and return the run.
-fn lock_expired_while_held(ignore_lost: bool) -> Option<zkapps::Finished> {
-    let (Some(server), Some(kazoo)) = (shared_server(), kazoo()) else {
-        return None;
-    };
-    let proxy = proxy_for(&server);
+fn lock_expired_while_held(target: &Target, ignore_lost: bool) -> Option<zkapps::Finished> {
+    let kazoo = kazoo()?;
+    let proxy = target.proxy();
     let base = unique(if ignore_lost {
         "kazoo-held-twin"
     } else {
@@ -143,13 +137,12 @@ fn lock_expired_while_held(ignore_lost: bool) -> Option<zkapps::Finished> {
     // The worker holds the lock and has read the resource: it is in its hold.
     app.wait_for("read", EARLY_LIMIT, |e| e["ev"] == "read")
         .unwrap();
-    expire(&server, &proxy, &session_id(&session));
+    expire(target, &proxy, &session_id(&session));
     Some(app.finish(APP_LIMIT).unwrap())
 }
 
-#[test]
-fn lock_holder_stops_work_when_its_session_is_lost() {
-    let Some(done) = lock_expired_while_held(false) else {
+fn lock_holder_stops_work_when_its_session_is_lost(target: &Target) {
+    let Some(done) = lock_expired_while_held(target, false) else {
         return;
     };
     done.expect_success();
@@ -162,9 +155,8 @@ fn lock_holder_stops_work_when_its_session_is_lost() {
     assert_eq!(named(&done.events, "final")[0]["increments"], 2, "{story}");
 }
 
-#[test]
-fn lock_twin_ignoring_lost_writes_after_its_session_is_gone() {
-    let Some(done) = lock_expired_while_held(true) else {
+fn lock_twin_ignoring_lost_writes_after_its_session_is_gone(target: &Target) {
+    let Some(done) = lock_expired_while_held(target, true) else {
         return;
     };
     done.expect_success();
@@ -198,12 +190,11 @@ fn a_hanging_app_is_killed() {
 /// session survives, the library reports SUSPENDED then CONNECTED, never
 /// LOST, and the observer, waiting for a LOST that never comes, gives up
 /// at its deadline with exit 1 — so the expiry checks above can fail.
-#[test]
-fn a_dropped_connection_is_suspended_then_reconnected_not_lost() {
-    let (Some(server), Some(kazoo)) = (shared_server(), kazoo()) else {
+fn a_dropped_connection_is_suspended_then_reconnected_not_lost(target: &Target) {
+    let Some(kazoo) = kazoo() else {
         return;
     };
-    let proxy = proxy_for(&server);
+    let proxy = target.proxy();
     let mut app = kazoo
         .app("expiry.py", &proxy.connect_string())
         .args(["--session-timeout-ms", "4000", "--deadline-s", "5"])
@@ -223,3 +214,14 @@ fn a_dropped_connection_is_suspended_then_reconnected_not_lost() {
     );
     assert!(named(&done.events, "new_session").is_empty(), "{story}");
 }
+
+on_both_servers!(
+    session_creates_reads_writes_and_sees_its_watches_fire,
+    lock_guards_version_checked_increments,
+    lock_twin_ignoring_lost_runs_the_same_without_faults,
+    election_gives_each_candidate_one_exclusive_turn,
+    expiry_is_seen_as_suspended_then_lost,
+    lock_holder_stops_work_when_its_session_is_lost,
+    lock_twin_ignoring_lost_writes_after_its_session_is_gone,
+    a_dropped_connection_is_suspended_then_reconnected_not_lost,
+);

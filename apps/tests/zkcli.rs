@@ -1,33 +1,31 @@
 //! `zkCli.sh`'s client (`ZooKeeperMain`) running `apps/zkcli/session.txt`
-//! against the real ZooKeeper 3.8 server prints, once normalised, exactly
-//! `apps/zkcli/session.expected` — the file that `zkcheck serve`'s output
-//! is held to at integration. `ZKAPPS_BLESS=1` rewrites it from the real
-//! server.
+//! prints, once normalised, exactly `apps/zkcli/session.expected` — against
+//! the real ZooKeeper 3.8 server (`real::…`) and against `zkcheck serve`
+//! (`serve::…`). `ZKAPPS_BLESS=1` rewrites the file from the real server.
 
 mod common;
 
 use std::time::Duration;
 
-use common::shared_server;
+use common::*;
 use zkapps::{apps_dir, require, zkcli, ZkCli};
 
 const LIMIT: Duration = Duration::from_secs(30);
 
-#[test]
-fn session_script_prints_what_the_real_server_printed() {
-    let (Some(server), Some(cli)) = (shared_server(), require(ZkCli::find())) else {
+fn session_script_prints_what_the_real_server_printed(target: &Target) {
+    let Some(cli) = require(ZkCli::find()) else {
         return;
     };
     let dir = apps_dir().join("zkcli");
     let run = cli
-        .run_script(&dir.join("session.txt"), &server.connect_string(), LIMIT)
+        .run_script(&dir.join("session.txt"), &target.connect_string(), LIMIT)
         .unwrap();
     // ZooKeeperMain exits with its last command's code: the script ends
     // with commands that succeed.
     assert!(run.success, "zkCli failed:\n{}", run.output);
     let normalised = zkcli::normalise(&run.output);
     let expected_path = dir.join("session.expected");
-    if std::env::var("ZKAPPS_BLESS").is_ok_and(|v| v == "1") {
+    if !target.is_serve() && std::env::var("ZKAPPS_BLESS").is_ok_and(|v| v == "1") {
         std::fs::write(&expected_path, &normalised).unwrap();
     }
     let expected = std::fs::read_to_string(&expected_path).unwrap();
@@ -44,3 +42,5 @@ fn session_script_prints_what_the_real_server_printed() {
         "{normalised}"
     );
 }
+
+on_both_servers!(session_script_prints_what_the_real_server_printed);

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use clap::Args;
 
 use crate::driver::{self, Options};
-use crate::engine::Limits;
+use crate::engine::{Limits, Whitelist};
 
 /// Serve the simulated ensemble on ZooKeeper 3.8's protocol. The first
 /// line on stdout is the connect string (`127.0.0.1:P1,127.0.0.1:P2,...`);
@@ -42,6 +42,11 @@ pub struct ServeArgs {
     /// Seed of the session passwords (deterministic runs).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// The four-letter words answered on the client ports, as ZooKeeper's
+    /// `4lw.commands.whitelist`: words separated by commas, or `*`. 3.8's
+    /// default is `srvr` alone; `*` gives `dump`, `ruok`, `mntr`...
+    #[arg(long = "4lw-whitelist", default_value = "srvr", value_parser = Whitelist::parse)]
+    pub four_letter_words: Whitelist,
     /// Log every connection the server closes, not only hostile ones.
     #[arg(long, short)]
     pub verbose: bool,
@@ -57,6 +62,9 @@ impl ServeArgs {
                 max_connections: usize::try_from(self.max_connections).unwrap_or(usize::MAX),
                 max_watches: usize::try_from(self.max_watches).unwrap_or(usize::MAX),
                 seed: self.seed,
+                four_letter_words: self.four_letter_words.clone(),
+                // Set by the driver when it starts.
+                epoch_ms: 0,
             },
             bind: self.bind,
             port: self.port,

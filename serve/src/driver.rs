@@ -106,7 +106,11 @@ const MAX_QUEUED_FRAMES: usize = 65_536;
 const READ_ROOM: usize = MAX_QUEUED_FRAMES / 2;
 
 /// Bind one port per server and start serving (on the current runtime).
-pub async fn start(options: Options) -> io::Result<Running> {
+/// The engine's tick 0 is now: `Limits::epoch_ms` is set to the wall clock.
+pub async fn start(mut options: Options) -> io::Result<Running> {
+    options.limits.epoch_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
     let servers = options.limits.servers.max(1);
     let mut listeners = Vec::with_capacity(servers);
     for i in 0..servers {

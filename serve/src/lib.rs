@@ -18,4 +18,4 @@ pub mod cli;
 pub mod driver;
 pub mod engine;
 
-pub use engine::{CloseReason, ConnId, Engine, Input, Limits, Output, Stats};
+pub use engine::{CloseReason, ConnId, Engine, Input, Limits, Output, Stats, Whitelist};

@@ -101,6 +101,26 @@ fn a_remote_session_lives_on_its_traffic_and_expires_on_its_own_timeout() {
     let _ = a;
 }
 
+/// The deadline the leader reports (what `zkserve`'s `dump` prints) is
+/// the tick at which the session really expires, by its own timeout.
+#[test]
+fn a_remote_session_expiry_deadline_counts_its_own_timeout() {
+    let mut w = world();
+    let mut log = Log::new();
+    let (_, session) = w.attach(Remote, 1, 4, &mut log).unwrap();
+    settle(&mut w, &mut log);
+    let deadline = w.expiry_deadline(session).expect("a live session");
+    assert_eq!(deadline, w.now() + 4 + 1);
+    while w.now() + 1 < deadline {
+        w.step(&Event::Tick, &mut log);
+        settle(&mut w, &mut log);
+        assert!(w.is_session_live(session), "expired early, at {}", w.now());
+    }
+    w.step(&Event::Tick, &mut log);
+    settle(&mut w, &mut log);
+    assert!(!w.is_session_live(session), "not expired at its deadline");
+}
+
 #[test]
 fn a_remote_session_reattaches_elsewhere_and_its_own_set_watches_fire_missed_events() {
     let mut w = world();

@@ -1,15 +1,20 @@
-//! What the app tests share: one real server for all the tests of a binary,
-//! names that do not collide, a forced session expiry through a fault
-//! proxy, and the checks every library's apps must pass.
+//! What the app tests share: the two servers each test runs against (the
+//! real 3.8 server and `zkcheck serve`, `target.rs`), names that do not
+//! collide, a forced session expiry through a fault proxy, and the checks
+//! every library's apps must pass — the same on both servers.
 
 #![allow(dead_code)] // each test binary uses its own subset
 
-use std::sync::{Arc, Mutex, PoisonError, Weak};
+mod target;
+
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use zkapps::{named, states, Finished};
-use zkreal::{FaultProxy, TestServer};
+use zkreal::FaultProxy;
+
+pub(crate) use target::on_both_servers;
+pub use target::Target;
 
 /// How long one app may run before it is killed.
 pub const APP_LIMIT: Duration = Duration::from_secs(40);
@@ -17,40 +22,19 @@ pub const APP_LIMIT: Duration = Duration::from_secs(40);
 pub const EARLY_LIMIT: Duration = Duration::from_secs(20);
 /// The session timeout asked for by an app whose session a test expires:
 /// short, so that the server expires it about a second after the proxy
-/// goes silent (the test server's tickTime is 100 ms).
+/// goes silent (the test server's tickTime is 100 ms, serve's 200 ms).
 pub const EXPIRING_SESSION_MS: u64 = 1000;
 /// How long the server may take to expire a silenced session.
 const EXPIRY_LIMIT: Duration = Duration::from_secs(15);
-
-/// The server the running tests share: started by the first test that
-/// asks, stopped when the last one holding it ends (a static would never
-/// be dropped, and the Java process would outlive the tests).
-pub fn shared_server() -> Option<Arc<TestServer>> {
-    static SHARED: Mutex<Weak<TestServer>> = Mutex::new(Weak::new());
-    let mut shared = SHARED.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some(server) = shared.upgrade() {
-        return Some(server);
-    }
-    let server = Arc::new(zkreal::require_server()?);
-    *shared = Arc::downgrade(&server);
-    Some(server)
-}
-
-/// A fault proxy in front of `server`, for one app's connections.
-pub fn proxy_for(server: &TestServer) -> FaultProxy {
-    let upstream = server
-        .connect_string()
-        .parse()
-        .expect("the test server's address");
-    FaultProxy::start(upstream).expect("a fault proxy on loopback")
-}
 
 /// Expire the session `id` (`0x…`, as the app printed it) the way the
 /// network does it: the proxy holds every byte until the server has
 /// dropped the session (it is gone from `dump`), then breaks the
 /// connections and lets bytes flow, so that the client's reconnect is
 /// answered "expired" — as `zkreal`'s conformance runner does `Expire`.
-pub fn expire(server: &TestServer, proxy: &FaultProxy, id: &str) {
+/// On serve, `dump` is the leader's: the leader expires the session on
+/// ZooKeeper's timeline, the follower behind the proxy closes it.
+pub fn expire(server: &Target, proxy: &FaultProxy, id: &str) {
     let lists = |dump: &str| {
         dump.lines()
             .any(|line| line.trim().trim_end_matches(':') == id)

@@ -39,6 +39,8 @@ pub enum CloseReason {
     AuthFailed(String),
     /// The connection was already closing.
     Closing,
+    /// A four-letter word was answered (ZooKeeper closes after its text).
+    FourLetterWord(&'static str),
 }
 
 impl CloseReason {
@@ -60,6 +62,7 @@ impl CloseReason {
             CloseReason::BadPath(_) => "bad-path",
             CloseReason::AuthFailed(_) => "auth-failed",
             CloseReason::Closing => "closing",
+            CloseReason::FourLetterWord(_) => "four-letter-word",
         }
     }
 
@@ -113,6 +116,7 @@ impl fmt::Display for CloseReason {
                 )
             }
             CloseReason::Closing => write!(f, "the connection was closing"),
+            CloseReason::FourLetterWord(word) => write!(f, "four-letter word {word} answered"),
         }
     }
 }

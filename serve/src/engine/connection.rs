@@ -8,6 +8,25 @@ pub struct Conn {
     pub server: ServerId,
     pub reader: FrameReader,
     pub state: ConnState,
+    /// A new connection's first bytes, held until there are four: they
+    /// may spell a four-letter word instead of a frame's length.
+    pub first_bytes: Option<Vec<u8>>,
+    /// Frames read and sent on it (`stat`/`cons` print them).
+    pub frames_in: u64,
+    pub frames_out: u64,
+}
+
+impl Conn {
+    pub fn new(server: ServerId, max_frame: usize) -> Self {
+        Conn {
+            server,
+            reader: FrameReader::new(max_frame),
+            state: ConnState::Handshake,
+            first_bytes: Some(Vec::new()),
+            frames_in: 0,
+            frames_out: 0,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -17,6 +17,7 @@
 
 mod close;
 mod connection;
+mod four_letter;
 mod session;
 pub mod translate;
 
@@ -28,11 +29,12 @@ use zksim::{
 };
 use zkwire::{
     encode_connect_response, encode_notification, encode_reply, write_frame, ConnectResponse,
-    DecodeErrorKind, FrameReader, ReplyHeader, Request,
+    DecodeErrorKind, ReplyHeader, Request,
 };
 
 pub use close::CloseReason;
 use connection::{Conn, ConnState};
+pub use four_letter::Whitelist;
 use session::{password, NullData, Pending, WireSession};
 use translate::Plan;
 
@@ -80,6 +82,11 @@ pub struct Limits {
     /// Seeds the session passwords (the only secret-looking thing here;
     /// deterministic so that a run replays).
     pub seed: u64,
+    /// The four-letter words answered (`4lw.commands.whitelist`).
+    pub four_letter_words: Whitelist,
+    /// The wall time (Unix ms) of tick 0, given by the driver: `dump`
+    /// prints expiry times as dates. The engine reads no clock.
+    pub epoch_ms: u64,
 }
 
 impl Default for Limits {
@@ -91,6 +98,8 @@ impl Default for Limits {
             max_connections: 1024,
             max_watches: 65_536,
             seed: 0,
+            four_letter_words: Whitelist::default(),
+            epoch_ms: 0,
         }
     }
 }
@@ -208,14 +217,8 @@ impl Engine {
             out.push(Output::Close { conn, reason });
             return;
         }
-        self.conns.insert(
-            conn,
-            Conn {
-                server,
-                reader: FrameReader::new(self.limits.max_frame),
-                state: ConnState::Handshake,
-            },
-        );
+        self.conns
+            .insert(conn, Conn::new(server, self.limits.max_frame));
     }
 
     fn closed(&mut self, conn: ConnId, out: &mut Vec<Output>) {
@@ -236,7 +239,25 @@ impl Engine {
         let Some(c) = self.conns.get_mut(&conn) else {
             return;
         };
-        c.reader.push(data);
+        if let Some(first) = c.first_bytes.as_mut() {
+            first.extend_from_slice(data);
+            if first.len() < 4 {
+                return;
+            }
+            let first = c.first_bytes.take().unwrap_or_default();
+            if let Some(word) = four_letter::recognise(&first) {
+                let server = c.server;
+                let text = self.four_letter_answer(server, word);
+                out.push(Output::Send {
+                    conn,
+                    bytes: text.into_bytes(),
+                });
+                return self.close(conn, CloseReason::FourLetterWord(word), out);
+            }
+            c.reader.push(&first);
+        } else {
+            c.reader.push(data);
+        }
         loop {
             let Some(c) = self.conns.get_mut(&conn) else {
                 return;
@@ -248,6 +269,7 @@ impl Engine {
                 Ok(None) => return,
                 Ok(Some(frame)) => {
                     self.stats.frames_in += 1;
+                    c.frames_in += 1;
                     self.frame(conn, &frame, out);
                 }
                 Err(e) => {
@@ -684,6 +706,9 @@ impl Engine {
 
     fn send(&mut self, conn: ConnId, body: &[u8], out: &mut Vec<Output>) {
         self.stats.frames_out += 1;
+        if let Some(c) = self.conns.get_mut(&conn) {
+            c.frames_out += 1;
+        }
         out.push(Output::Send {
             conn,
             bytes: write_frame(body),

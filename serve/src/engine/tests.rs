@@ -4,7 +4,7 @@ use super::*;
 use zkwire::opcode as op;
 use zkwire::{
     decode_connect_response, decode_notification, decode_reply, encode_connect_request,
-    encode_request, Acl, ConnectRequest, RequestHeader,
+    encode_request, Acl, ConnectRequest, FrameReader, RequestHeader,
 };
 
 struct Harness {

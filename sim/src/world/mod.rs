@@ -441,11 +441,12 @@ impl<C: Client> World<C> {
         self.clients[id].cut.is_some()
     }
     /// The tick at which the leader will expire `session` if it hears
-    /// nothing more from it, if the session is live.
+    /// nothing more from it, if the session is live: by its own negotiated
+    /// timeout when it has one (a remote client's), as `overdue` counts it.
     pub fn expiry_deadline(&self, session: SessionId) -> Option<Tick> {
         self.sessions
             .last_heard(session)
-            .map(|heard| heard + self.session_timeout() + 1)
+            .map(|heard| heard + self.session_timeout_of(session) + 1)
     }
     /// Whether the leader holds `session` as live.
     pub fn is_session_live(&self, session: SessionId) -> bool {
