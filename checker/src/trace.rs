@@ -253,6 +253,7 @@ fn error_name(e: ZkError) -> &'static str {
         ZkError::AuthFailed => "AuthFailed",
         ZkError::SessionMoved => "SessionMoved",
         ZkError::NotReadOnly => "NotReadOnly",
+        ZkError::NoWatcher => "NoWatcher",
     }
 }
 
@@ -285,6 +286,8 @@ fn describe_op(op: &Op) -> String {
             "multi [{}]",
             ops.iter().map(describe_op).collect::<Vec<_>>().join("; ")
         ),
+        // The newer ops (S32–S38), which no recipe here sends.
+        other => format!("{other:?}"),
     }
 }
 
@@ -304,6 +307,9 @@ pub(crate) fn describe_reply(reply: &Reply) -> String {
             Response::Children { names, .. } => format!("children [{}]", names.join(", ")),
             Response::Synced => "synced".into(),
             Response::Checked => "checked".into(),
+            other @ (Response::Ephemerals(_) | Response::AllChildrenNumber(_) | Response::Done) => {
+                format!("{other:?}")
+            }
             Response::Multi(results) => format!(
                 "multi [{}]",
                 results

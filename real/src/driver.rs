@@ -278,10 +278,7 @@ impl<C: Client> Driver<C> {
                 self.set.push(std::future::ready(Outcome::Answer {
                     client,
                     op,
-                    answer: Answer {
-                        reply: Err(error),
-                        watch: None,
-                    },
+                    answer: Answer::plain(Err(error)),
                 }));
             }
         }
@@ -359,6 +356,10 @@ impl<C: Client> Driver<C> {
                 }
             });
         }
+        // No recipe sends `addWatch` (S37); the driver does not carry its
+        // persistent watcher, and dropping it makes the library remove the
+        // watch at the server. The conformance conductor does carry them.
+        drop(answer.persistent);
         let reply: Reply = answer.reply;
         self.deliver(
             client,

@@ -5,7 +5,9 @@
 //! the wake set at push time) sends the request, so requests leave in the
 //! order the client sent them.
 
-use zksim::{CreateMode, EventType, Op, Reply, Response, Stat, WatchedEvent, ZkError};
+use zksim::{
+    AddWatchMode, CreateMode, EventType, Op, Reply, Response, Stat, WatchedEvent, ZkError,
+};
 use zookeeper_client as zk;
 
 /// Which of the client's watch tables a one-shot watch sits in
@@ -37,15 +39,26 @@ pub(crate) struct Armed {
     pub(crate) watcher: zk::OneshotWatcher,
 }
 
+/// A persistent or recursive watch an `addWatch` left armed (S37): its
+/// watcher yields every event until the session ends.
+pub(crate) struct ArmedPersistent {
+    pub(crate) watcher: zk::PersistentWatcher,
+}
+
 /// What an op's future resolves to.
 pub(crate) struct Answer {
     pub(crate) reply: Reply,
     pub(crate) watch: Option<Armed>,
+    pub(crate) persistent: Option<ArmedPersistent>,
 }
 
 impl Answer {
-    fn plain(reply: Reply) -> Self {
-        Answer { reply, watch: None }
+    pub(crate) fn plain(reply: Reply) -> Self {
+        Answer {
+            reply,
+            watch: None,
+            persistent: None,
+        }
     }
 }
 
@@ -53,8 +66,8 @@ impl Answer {
 pub(crate) async fn perform(client: zk::Client, op: Op) -> Answer {
     match op {
         Op::Create { path, data, mode } => {
-            let options = match zk_mode(mode) {
-                Ok(m) => m.with_acls(zk::Acls::anyone_all()),
+            let options = match create_options(mode) {
+                Ok(options) => options,
                 Err(e) => return Answer::plain(Err(e)),
             };
             let result = client.create(&path, &data, &options).await;
@@ -87,6 +100,7 @@ pub(crate) async fn perform(client: zk::Client, op: Op) -> Answer {
                     class: WatchClass::Data,
                     watcher,
                 }),
+                persistent: None,
             },
             Err(e) => Answer::plain(Err(map_error(e))),
         },
@@ -112,6 +126,7 @@ pub(crate) async fn perform(client: zk::Client, op: Op) -> Answer {
                     class: WatchClass::Data,
                     watcher,
                 }),
+                persistent: None,
             },
             Err(e) => Answer::plain(Err(map_error(e))),
         },
@@ -149,6 +164,7 @@ pub(crate) async fn perform(client: zk::Client, op: Op) -> Answer {
                     class: WatchClass::Child,
                     watcher,
                 }),
+                persistent: None,
             },
             Err(e) => Answer::plain(Err(map_error(e))),
         },
@@ -159,7 +175,79 @@ pub(crate) async fn perform(client: zk::Client, op: Op) -> Answer {
         Op::Multi(ops) => Answer::plain(multi(&client, &ops).await),
         // No client API sends a check outside a multi; answer as zksim does.
         Op::Check { .. } => Answer::plain(Err(ZkError::Unimplemented)),
+        Op::GetEphemerals { prefix } => {
+            let result = client.list_ephemerals(&prefix).await;
+            Answer::plain(result.map(Response::Ephemerals).map_err(map_error))
+        }
+        Op::GetAllChildrenNumber { path } => {
+            let result = client.count_descendants_number(&path).await;
+            Answer::plain(
+                result
+                    .map(|n| Response::AllChildrenNumber(i32::try_from(n).unwrap_or(i32::MAX)))
+                    .map_err(map_error),
+            )
+        }
+        Op::MultiRead(ops) => Answer::plain(multi_read(&client, &ops).await),
+        Op::AddWatch { path, mode } => {
+            let mode = match mode {
+                AddWatchMode::Persistent => zk::AddWatchMode::Persistent,
+                AddWatchMode::PersistentRecursive => zk::AddWatchMode::PersistentRecursive,
+            };
+            match client.watch(&path, mode).await {
+                Ok(watcher) => Answer {
+                    reply: Ok(Response::Done),
+                    watch: None,
+                    persistent: Some(ArmedPersistent { watcher }),
+                },
+                Err(e) => Answer::plain(Err(map_error(e))),
+            }
+        }
+        // `zookeeper-client` sends `removeWatches` only when a watcher
+        // handle is removed or dropped (choosing the type itself, and
+        // answering OK locally when it holds no such watcher), and never
+        // `checkWatches`: no call asks for either. Refused unsent; S38 is
+        // compared with the real server over raw frames instead
+        // (docs/CONFORMANCE.md).
+        Op::RemoveWatches { .. } | Op::CheckWatches { .. } => {
+            Answer::plain(Err(ZkError::Unimplemented))
+        }
     }
+}
+
+/// A `multiRead` (S34) as one `MultiReader` request: each read answered on
+/// its own. A `getChildren` inside answers names only (`GetChildrenResult`
+/// has no Stat): its Stat here is zero, which the conformance suite does
+/// not compare. Only reads without a watch may be inside; anything else is
+/// refused before sending, as the Java client does.
+async fn multi_read(client: &zk::Client, ops: &[Op]) -> Reply {
+    let mut reader = client.new_multi_reader();
+    for op in ops {
+        let added = match op {
+            Op::GetData { path, watch: false } => reader.add_get_data(path),
+            Op::GetChildren { path, watch: false } => reader.add_get_children(path),
+            _ => return Err(ZkError::BadArguments),
+        };
+        added.map_err(map_error)?;
+    }
+    let results = reader.commit().await.map_err(map_error)?;
+    Ok(Response::Multi(
+        results
+            .into_iter()
+            .map(|r| match r {
+                zk::MultiReadResult::Data { data, stat } => Ok(Response::Data {
+                    data,
+                    stat: map_stat(&stat),
+                }),
+                zk::MultiReadResult::Children { children } => Ok(Response::Children {
+                    names: children,
+                    stat: Stat::default(),
+                }),
+                zk::MultiReadResult::Error { err } => Err(map_error(err)),
+                // The enum is non-exhaustive; nothing zksim sends yields another.
+                _ => Err(ZkError::RuntimeInconsistency),
+            })
+            .collect(),
+    ))
 }
 
 /// A multi as one `MultiWriter` transaction. Only writes may be inside
@@ -169,11 +257,9 @@ async fn multi(client: &zk::Client, ops: &[Op]) -> Reply {
     let mut writer = client.new_multi_writer();
     for op in ops {
         let added = match op {
-            Op::Create { path, data, mode } => writer.add_create(
-                path,
-                data,
-                &zk_mode(*mode)?.with_acls(zk::Acls::anyone_all()),
-            ),
+            Op::Create { path, data, mode } => {
+                writer.add_create(path, data, &create_options(*mode)?)
+            }
             Op::Delete { path, version } => writer.add_delete(path, Some(*version)),
             Op::SetData {
                 path,
@@ -231,7 +317,25 @@ fn zk_mode(mode: CreateMode) -> Result<zk::CreateMode, ZkError> {
         CreateMode::Ephemeral => zk::CreateMode::Ephemeral,
         CreateMode::PersistentSequential => zk::CreateMode::PersistentSequential,
         CreateMode::EphemeralSequential => zk::CreateMode::EphemeralSequential,
+        CreateMode::Container => zk::CreateMode::Container,
+        // The TTL itself goes with the options (`create_options`).
+        CreateMode::PersistentWithTtl { .. } => zk::CreateMode::Persistent,
+        CreateMode::PersistentSequentialWithTtl { .. } => zk::CreateMode::PersistentSequential,
         _ => return Err(ZkError::Unimplemented),
+    })
+}
+
+/// The library's create options for `mode`: open ACL, and a TTL mode's TTL
+/// (which makes the library send `createTTL`, S36). A TTL the library
+/// would refuse is refused by the conductor's own check first (zksim's
+/// `validate_request`), so the conversion below never clamps a real one.
+fn create_options(mode: CreateMode) -> Result<zk::CreateOptions<'static>, ZkError> {
+    let options = zk_mode(mode)?.with_acls(zk::Acls::anyone_all());
+    Ok(match mode.ttl_ms() {
+        Some(ttl) => options.with_ttl(std::time::Duration::from_millis(
+            u64::try_from(ttl).map_err(|_| ZkError::BadArguments)?,
+        )),
+        None => options,
     })
 }
 

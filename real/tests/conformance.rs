@@ -12,7 +12,9 @@ use std::net::SocketAddr;
 use std::time::Instant;
 
 use conformance_support::bench::{Bench, Side};
-use conformance_support::{checks, generated, herd, inflight, ordering, refusals, scripts};
+use conformance_support::{
+    checks, generated, herd, inflight, newer_ops, ordering, refusals, scripts,
+};
 
 fn main() {
     let started = Instant::now();
@@ -35,6 +37,7 @@ fn main() {
         .chain(ordering::all())
         .chain(checks::all())
         .chain(inflight::all())
+        .chain(newer_ops::all())
         .filter(|s| only.as_ref().is_none_or(|o| s.name.contains(o.as_str())))
     {
         bench.play(&script);

@@ -18,7 +18,9 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::Instant;
 
 use conformance_support::bench::{Bench, Limitation, Side};
-use conformance_support::{checks, generated, herd, inflight, ordering, refusals, scripts};
+use conformance_support::{
+    checks, generated, herd, inflight, newer_ops, ordering, refusals, scripts,
+};
 use zkserve::driver::{self, Options, Running};
 use zkserve::{Limits, Stats, Whitelist};
 
@@ -124,6 +126,7 @@ fn main() {
         .chain(ordering::all())
         .chain(checks::all())
         .chain(inflight::all())
+        .chain(newer_ops::all())
         .filter(|s| only.as_ref().is_none_or(|o| s.name.contains(o.as_str())))
     {
         bench.play(&script);

@@ -9,8 +9,9 @@
 //! through [`Client`], checkers drive [`World::enabled`] and [`World::step`].
 //!
 //! The rules it follows are ZooKeeper 3.8's, listed with ids (S1…) in
-//! `docs/ZK-SEMANTICS.md`; `tests/rules_tree.rs` and `tests/rules_world.rs`
-//! have tests named after the rules.
+//! `docs/ZK-SEMANTICS.md`; `tests/rules_tree.rs`, `tests/rules_world.rs`
+//! and `tests/rules_ops.rs` (S32–S38: the newer ops) have tests named after
+//! the rules.
 
 pub mod client;
 mod cow_mut;
@@ -29,14 +30,14 @@ pub mod world;
 
 pub use client::{Client, Cx, CxOutput, OpId, SessionRequest, TimerRequest};
 pub use proto::{
-    CreateMode, EventType, Op, Reply, Response, SessionEvent, SessionId, Stat, Tick, WatchedEvent,
-    ZkError, Zxid,
+    AddWatchMode, CreateMode, EventType, Op, Reply, Response, SessionEvent, SessionId, Stat, Tick,
+    WatchedEvent, WatcherType, ZkError, Zxid,
 };
 pub use remote::Remote;
 pub use tree::DataTree;
 pub use world::{
     ClientId, ClientReadiness, Config, Delivery, Event, Fault, FaultBudget, Happening, Refusal,
-    ServerId, Shared, SharedServer, SharedSlot, World,
+    ServerId, SetWatches, Shared, SharedServer, SharedSlot, World,
 };
 
 /// Simulated milliseconds per tick (ZooKeeper's `tickTime` in our tests is 100 ms).

@@ -105,21 +105,43 @@ fn printable_shapes(rest: &[u8], digit: bool) -> Option<Result<(), ZkError>> {
 /// multi may contain). A request failing them never reaches a server, so it
 /// takes no zxid: a world should answer it locally with this error.
 ///
-/// A multi may hold only Create, Delete, SetData and Check here (3.8's read-only
-/// `multiRead` and nested multis are not modelled, and the Java client
-/// refuses to mix reads with writes).
+/// A multi may hold only Create, Delete, SetData and Check, a `multiRead`
+/// only `GetData` and `GetChildren` without a watch (the Java client
+/// refuses to mix reads with writes, and neither its `Op.getData` /
+/// `Op.getChildren` nor `zookeeper-client`'s `MultiReader` can ask for a
+/// watch inside a `multiRead`). A TTL create must ask for a TTL in
+/// `1..=TTL_MAX_MS` (`EphemeralType.validateTTL`, checked by both client
+/// libraries before sending).
 pub fn validate_request(op: &Op) -> Result<(), ZkError> {
     match op {
-        Op::Create { path, mode, .. } => validate_create_path(path, *mode),
+        Op::Create { path, mode, .. } => {
+            if let Some(ttl) = mode.ttl_ms() {
+                if !(1..=crate::proto::TTL_MAX_MS).contains(&ttl) {
+                    return Err(ZkError::BadArguments);
+                }
+            }
+            validate_create_path(path, *mode)
+        }
         Op::Delete { path, .. }
         | Op::Exists { path, .. }
         | Op::GetData { path, .. }
         | Op::SetData { path, .. }
         | Op::GetChildren { path, .. }
         | Op::Sync { path }
-        | Op::Check { path, .. } => validate_path(path),
+        | Op::Check { path, .. }
+        | Op::GetAllChildrenNumber { path }
+        | Op::AddWatch { path, .. }
+        | Op::RemoveWatches { path, .. }
+        | Op::CheckWatches { path, .. } => validate_path(path),
+        Op::GetEphemerals { prefix } => validate_path(prefix),
         Op::Multi(ops) => ops.iter().try_for_each(|sub| match sub {
             Op::Create { .. } | Op::Delete { .. } | Op::SetData { .. } | Op::Check { .. } => {
+                validate_request(sub)
+            }
+            _ => Err(ZkError::BadArguments),
+        }),
+        Op::MultiRead(ops) => ops.iter().try_for_each(|sub| match sub {
+            Op::GetData { watch: false, .. } | Op::GetChildren { watch: false, .. } => {
                 validate_request(sub)
             }
             _ => Err(ZkError::BadArguments),

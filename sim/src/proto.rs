@@ -11,8 +11,11 @@ pub type Tick = u64;
 
 /// How a node is created (`org.apache.zookeeper.CreateMode`).
 ///
-/// Container and TTL nodes are not modelled yet; the enum is
-/// `non_exhaustive` so that adding them is not a breaking change.
+/// `Container` is `createContainer` (opcode 19, rule S35): a persistent
+/// node the server's reaper deletes once it is empty after having had a
+/// child. The TTL modes are `createTTL` (opcode 21), which a 3.8 server
+/// with extended types off (the default) refuses with `Unimplemented`
+/// (S36); the simulator models only that refusal.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
 pub enum CreateMode {
@@ -20,7 +23,26 @@ pub enum CreateMode {
     Ephemeral,
     PersistentSequential,
     EphemeralSequential,
+    Container,
+    /// `PERSISTENT_WITH_TTL`, with the requested TTL in milliseconds.
+    PersistentWithTtl {
+        ttl_ms: i64,
+    },
+    /// `PERSISTENT_SEQUENTIAL_WITH_TTL`, with the requested TTL in milliseconds.
+    PersistentSequentialWithTtl {
+        ttl_ms: i64,
+    },
 }
+
+/// The `ephemeralOwner` a container node carries on the server
+/// (`EphemeralType.CONTAINER_EPHEMERAL_OWNER`, `Long.MIN_VALUE`): what
+/// marks it as a container in the tree. A client never sees it: every
+/// Stat it reads says 0 (`DataNode.getClientEphemeralOwner`, measured).
+pub const CONTAINER_OWNER: SessionId = i64::MIN;
+
+/// The largest TTL a client may ask for (`EphemeralType.TTL.maxValue()`:
+/// 40 bits of milliseconds); the client libraries refuse anything else.
+pub const TTL_MAX_MS: i64 = 0x00ff_ffff_ffff;
 
 impl CreateMode {
     pub fn is_ephemeral(self) -> bool {
@@ -32,8 +54,64 @@ impl CreateMode {
     pub fn is_sequential(self) -> bool {
         matches!(
             self,
-            CreateMode::PersistentSequential | CreateMode::EphemeralSequential
+            CreateMode::PersistentSequential
+                | CreateMode::EphemeralSequential
+                | CreateMode::PersistentSequentialWithTtl { .. }
         )
+    }
+    pub fn is_container(self) -> bool {
+        self == CreateMode::Container
+    }
+    /// The TTL a TTL mode asks for, `None` for the other modes.
+    pub fn ttl_ms(self) -> Option<i64> {
+        match self {
+            CreateMode::PersistentWithTtl { ttl_ms }
+            | CreateMode::PersistentSequentialWithTtl { ttl_ms } => Some(ttl_ms),
+            _ => None,
+        }
+    }
+}
+
+/// `addWatch`'s mode (`org.apache.zookeeper.AddWatchMode`; S37).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum AddWatchMode {
+    /// Mode 0: data and child events of the path itself, never consumed.
+    Persistent,
+    /// Mode 1: created, deleted and data-changed events of the path and
+    /// every node below it (no child events), never consumed.
+    PersistentRecursive,
+}
+
+impl AddWatchMode {
+    /// The wire value (`ZooDefs.AddWatchModes`).
+    pub fn code(self) -> i32 {
+        match self {
+            AddWatchMode::Persistent => 0,
+            AddWatchMode::PersistentRecursive => 1,
+        }
+    }
+}
+
+/// Which watches `removeWatches` / `checkWatches` are about
+/// (`Watcher.WatcherType`; S38).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum WatcherType {
+    /// 1: the child-watch table.
+    Children,
+    /// 2: the data-watch table (`exists` and `getData` watches).
+    Data,
+    /// 3: both.
+    Any,
+}
+
+impl WatcherType {
+    /// The wire value.
+    pub fn code(self) -> i32 {
+        match self {
+            WatcherType::Children => 1,
+            WatcherType::Data => 2,
+            WatcherType::Any => 3,
+        }
     }
 }
 
@@ -79,6 +157,42 @@ pub enum Op {
     },
     /// All-or-nothing; only Create, Delete, SetData and Check inside.
     Multi(Vec<Op>),
+    /// `getEphemerals(prefix)` (opcode 103, S32): the paths of the
+    /// session's ephemerals that start with `prefix` as a *string* (`/a`
+    /// matches `/ab`); `/` lists them all.
+    GetEphemerals {
+        prefix: String,
+    },
+    /// `getAllChildrenNumber(path)` (opcode 104, S33): how many nodes lie
+    /// below `path`, at any depth.
+    GetAllChildrenNumber {
+        path: String,
+    },
+    /// `multiRead` (opcode 22, S34): only `GetData` and `GetChildren` (without
+    /// watches) inside; each answered in order from one server's tree, a
+    /// failing one with its error in place, the others as usual.
+    MultiRead(Vec<Op>),
+    /// `addWatch(path, mode)` (opcode 106, S37): a persistent or
+    /// persistent-recursive watch, set whether or not `path` exists.
+    AddWatch {
+        path: String,
+        mode: AddWatchMode,
+    },
+    /// `removeWatches` (opcode 18, S38): remove the session's watches of
+    /// `kind` on `path` at its server; `NoWatcher` if there were none.
+    RemoveWatches {
+        path: String,
+        kind: WatcherType,
+    },
+    /// `checkWatches` (opcode 17, S38): whether the server holds a watch of
+    /// `kind` on `path` (3.8.0: any session's); `NoWatcher` if not. Changes
+    /// nothing at the server. The Java client sends it for
+    /// `removeWatches(path, watcher, type, local)` and removes its watcher
+    /// itself when the answer is OK.
+    CheckWatches {
+        path: String,
+        kind: WatcherType,
+    },
 }
 
 impl Op {
@@ -99,8 +213,13 @@ impl Op {
             | Op::SetData { path, .. }
             | Op::GetChildren { path, .. }
             | Op::Sync { path }
-            | Op::Check { path, .. } => path,
-            Op::Multi(ops) => ops.first().map_or("/", Op::path),
+            | Op::Check { path, .. }
+            | Op::GetAllChildrenNumber { path }
+            | Op::AddWatch { path, .. }
+            | Op::RemoveWatches { path, .. }
+            | Op::CheckWatches { path, .. } => path,
+            Op::GetEphemerals { prefix } => prefix,
+            Op::Multi(ops) | Op::MultiRead(ops) => ops.first().map_or("/", Op::path),
         }
     }
 }
@@ -148,7 +267,17 @@ pub enum Response {
     /// Per-op results of a multi, like the async API's `opResults`. A failed
     /// multi also answers with this variant: every entry is then an `Err`
     /// (see [`ZkError::RolledBack`] and [`ZkError::RuntimeInconsistency`]).
+    /// A `multiRead` answers with it too, each entry on its own (S34); there
+    /// a `GetChildren` entry's `stat` is not sent on the wire
+    /// (`GetChildrenResult` carries the names only).
     Multi(Vec<Result<Response, ZkError>>),
+    /// `getEphemerals`: the matching paths, in the server's order (a Java
+    /// `HashSet` clone of the session's ephemeral set, as for S24).
+    Ephemerals(Vec<String>),
+    /// `getAllChildrenNumber`: the number of descendants.
+    AllChildrenNumber(i32),
+    /// An answer with no body: `addWatch`, `removeWatches`, `checkWatches`.
+    Done,
 }
 
 /// What the client sees for one request.
@@ -178,11 +307,13 @@ pub enum ZkError {
     AuthFailed,
     SessionMoved,
     NotReadOnly,
+    /// No watch of the asked type (`removeWatches`, `checkWatches`; S38).
+    NoWatcher,
 }
 
 impl ZkError {
     /// Every error the simulator can produce.
-    pub const ALL: [ZkError; 20] = [
+    pub const ALL: [ZkError; 21] = [
         ZkError::RolledBack,
         ZkError::RuntimeInconsistency,
         ZkError::DataInconsistency,
@@ -203,6 +334,7 @@ impl ZkError {
         ZkError::AuthFailed,
         ZkError::SessionMoved,
         ZkError::NotReadOnly,
+        ZkError::NoWatcher,
     ];
 
     /// The error a server code names (0, inside a failed multi, is
@@ -235,6 +367,7 @@ impl ZkError {
             ZkError::AuthFailed => -115,
             ZkError::SessionMoved => -118,
             ZkError::NotReadOnly => -119,
+            ZkError::NoWatcher => -121,
         }
     }
 }

@@ -276,6 +276,23 @@ impl Rename for Op {
                 version: *version,
             },
             Op::Multi(ops) => Op::Multi(ops.iter().map(|op| op.renamed(r)).collect()),
+            Op::MultiRead(ops) => Op::MultiRead(ops.iter().map(|op| op.renamed(r)).collect()),
+            Op::GetEphemerals { prefix } => Op::GetEphemerals {
+                prefix: r.text(prefix),
+            },
+            Op::GetAllChildrenNumber { path } => Op::GetAllChildrenNumber { path: r.text(path) },
+            Op::AddWatch { path, mode } => Op::AddWatch {
+                path: r.text(path),
+                mode: *mode,
+            },
+            Op::RemoveWatches { path, kind } => Op::RemoveWatches {
+                path: r.text(path),
+                kind: *kind,
+            },
+            Op::CheckWatches { path, kind } => Op::CheckWatches {
+                path: r.text(path),
+                kind: *kind,
+            },
         }
     }
 }
@@ -304,7 +321,17 @@ impl Rename for Response {
             Response::Multi(results) => {
                 Response::Multi(results.iter().map(|reply| reply.renamed(r)).collect())
             }
-            Response::Deleted | Response::Synced | Response::Checked => self.clone(),
+            // Listed in an order that hangs on the names (S32), as children.
+            Response::Ephemerals(paths) => {
+                let mut paths: Vec<String> = paths.iter().map(|p| r.text(p)).collect();
+                paths.sort_unstable();
+                Response::Ephemerals(paths)
+            }
+            Response::Deleted
+            | Response::Synced
+            | Response::Checked
+            | Response::AllChildrenNumber(_)
+            | Response::Done => self.clone(),
         }
     }
 }

@@ -17,6 +17,7 @@
 mod apply;
 mod java_order;
 mod prepare;
+mod read;
 mod rename;
 mod wire;
 
@@ -29,8 +30,7 @@ use std::collections::{btree_map, BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use crate::cow_mut::cow_mut;
-use crate::path::validate_path;
-use crate::proto::{EventType, Op, Reply, Response, SessionId, Stat, ZkError, Zxid};
+use crate::proto::{EventType, Op, Reply, SessionId, Stat, Zxid};
 
 /// The nodes every fresh 3.8 server has (`DataTree()` and `addConfigNode`).
 const SYSTEM_NODES: [&str; 4] = ["/", "/zookeeper", "/zookeeper/quota", "/zookeeper/config"];
@@ -43,7 +43,10 @@ const CONFIG_NODE: &str = "/zookeeper/config";
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Node {
     pub data: Vec<u8>,
-    /// The Stat as a client reads it (`DataNode.copyStat`), kept current.
+    /// The Stat as a client reads it (`DataNode.copyStat`), kept current —
+    /// except that a container keeps the server's own marker
+    /// [`CONTAINER_OWNER`](crate::proto::CONTAINER_OWNER) in
+    /// `ephemeral_owner`, which a client reads as 0: see [`Node::client_stat`].
     pub stat: Stat,
     /// Child names (not paths), sorted, each with where it sits in the
     /// server's Java `HashSet` (kept here so that a listing need not look
@@ -84,7 +87,26 @@ impl ChildOrder {
     }
 }
 
+/// A Stat as `DataNode.copyStat` hands it to a client: an owner that is not
+/// a session (the container marker, S35) reads as 0 (`getClientEphemeralOwner`).
+pub(crate) fn client_stat(mut stat: Stat) -> Stat {
+    if stat.ephemeral_owner == crate::proto::CONTAINER_OWNER {
+        stat.ephemeral_owner = 0;
+    }
+    stat
+}
+
 impl Node {
+    /// The Stat a client reads (a container's owner as 0, S35).
+    pub fn client_stat(&self) -> Stat {
+        client_stat(self.stat)
+    }
+
+    /// Whether this node is a container (S35).
+    pub fn is_container(&self) -> bool {
+        self.stat.ephemeral_owner == crate::proto::CONTAINER_OWNER
+    }
+
     fn new(data: Vec<u8>, stat: Stat) -> Self {
         Node {
             data,
@@ -337,6 +359,16 @@ impl DataTree {
     /// `HashSet` clone of the session's ephemeral set (see
     /// `java_order::close_session_order`).
     pub fn prepare_close_session(&self, session: SessionId) -> Txn {
+        Txn::CloseSession {
+            session,
+            ephemerals: self.ephemerals_in_server_order(session),
+        }
+    }
+
+    /// The session's ephemerals in the order of a Java `HashSet` clone of
+    /// its set (`DataTree.getEphemerals`): the order a close deletes them
+    /// in (S24) and `getEphemerals` lists them in (S32).
+    fn ephemerals_in_server_order(&self, session: SessionId) -> Vec<String> {
         let set = self.ephemerals.get(&session);
         let mut keyed: Vec<((Zxid, u32), String)> = set
             .map(|set| &set.paths)
@@ -351,10 +383,27 @@ impl DataTree {
             .collect();
         let table_len = set.map_or(0, |set| set.table_len);
         java_order::close_session_order(&mut keyed, table_len);
-        Txn::CloseSession {
-            session,
-            ephemerals: keyed.into_iter().map(|(_, path)| path).collect(),
-        }
+        keyed.into_iter().map(|(_, path)| path).collect()
+    }
+
+    /// The containers the reaper would delete now (`ContainerManager.getCandidates`,
+    /// S35): container nodes with no children whose create counter
+    /// (`StatPersisted.cversion`) is above 0 — they have had a child. In
+    /// path order (the server collects them in a `HashSet`; a reaper pass
+    /// that deletes several may order them otherwise).
+    pub fn container_candidates(&self) -> Vec<String> {
+        self.nodes
+            .iter()
+            .filter(|(_, node)| {
+                node.is_container() && node.children.is_empty() && node.seq_counter > 0
+            })
+            .map(|(path, _)| path.to_string())
+            .collect()
+    }
+
+    /// Leader side: the reaper's `deleteContainer` of `path` (S35).
+    pub fn prepare_delete_container(&self, path: &str) -> Txn {
+        prepare::prepare_delete_container(self, path)
     }
 
     /// Server side: apply a committed txn. Returns the reply for the
@@ -373,50 +422,6 @@ impl DataTree {
             self.last_zxid = zxid;
         }
         (reply, triggers)
-    }
-
-    /// Answer a read (`Exists`, `GetData`, `GetChildren`, `Sync`) from this tree.
-    /// Watch registration is the server's job (see `watch`), not the tree's.
-    ///
-    /// An invalid path fails with `BadArguments` (the Java client's own
-    /// check); a write op given here fails with `Unimplemented`.
-    pub fn read(&self, op: &Op) -> Reply {
-        validate_path(op.path())?;
-        match op {
-            Op::Exists { path, .. } => Ok(Response::Exists(self.get(path).map(|n| n.stat))),
-            Op::GetData { path, .. } => {
-                let node = self.get(path).ok_or(ZkError::NoNode)?;
-                Ok(Response::Data {
-                    data: node.data.clone(),
-                    stat: node.stat,
-                })
-            }
-            Op::GetChildren { path, .. } => {
-                let node = self.get(path).ok_or(ZkError::NoNode)?;
-                Ok(Response::Children {
-                    names: Self::children_in_server_order(node),
-                    stat: node.stat,
-                })
-            }
-            Op::Sync { .. } => Ok(Response::Synced),
-            _ => Err(ZkError::Unimplemented),
-        }
-    }
-
-    /// The children of `node` (at `path`) in the order a real server lists
-    /// them: Java `HashSet` order, by bucket and then insertion — `czxid`,
-    /// then the op's place in its multi (see `tree/java_order.rs`). Not sorted — recipes must sort (S30).
-    fn children_in_server_order(node: &Node) -> Vec<String> {
-        let mut keyed: Vec<(u32, (Zxid, u32), &String)> = node
-            .children
-            .iter()
-            .map(|(name, order)| {
-                let bucket = java_order::bucket_of_hash(order.hash, node.child_table_len);
-                (bucket, order.born, name)
-            })
-            .collect();
-        keyed.sort_unstable();
-        keyed.into_iter().map(|(_, _, name)| name.clone()).collect()
     }
 
     pub fn get(&self, path: &str) -> Option<&Node> {

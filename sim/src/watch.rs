@@ -24,11 +24,30 @@
 //! sessions is unspecified there; here it is ascending session id (data
 //! watchers first for `NodeDeleted`). Events to different sessions travel
 //! on different connections, so only the per-session order is observable.
+//!
+//! Persistent watches (`addWatch`, S37) live in the same two tables on a
+//! real server, with a mode per (session, path) in each table
+//! (`WatcherModeManager`): `addWatch` puts the path in both tables as
+//! `PERSISTENT` or `PERSISTENT_RECURSIVE`; a one-shot watch set later on
+//! the same path turns that table's entry back into a one-shot one (the
+//! mode is replaced: ZOOKEEPER-4466). Here the persistent entries are kept
+//! beside the one-shot tables, a (session, path) in at most one of them per
+//! table, which is the same thing. `WatchManager.triggerWatch` (3.8):
+//! at the path itself a one-shot watch fires and goes, a persistent one
+//! fires and stays, a recursive one fires and stays unless the event is
+//! `NodeChildrenChanged`; at every ancestor only recursive watches fire,
+//! and never for `NodeChildrenChanged`.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::proto::{EventType, Op, Reply, SessionId, WatchedEvent, Zxid};
+use crate::proto::{
+    AddWatchMode, EventType, Op, Reply, SessionId, WatchedEvent, WatcherType, Zxid,
+};
 use crate::tree::{DataTree, Trigger};
+
+mod persistent;
+
+use persistent::{persistent_hearers, remove_mode, ModeTable, PersistentTables};
 
 type Table = BTreeMap<String, BTreeSet<SessionId>>;
 
@@ -37,6 +56,7 @@ type Table = BTreeMap<String, BTreeSet<SessionId>>;
 pub struct WatchManager {
     data: Table,
     child: Table,
+    persistent: PersistentTables,
 }
 
 impl crate::rename::Rename for WatchManager {
@@ -49,9 +69,21 @@ impl crate::rename::Rename for WatchManager {
                 })
                 .collect()
         };
+        let modes = |t: &ModeTable| -> ModeTable {
+            t.iter()
+                .map(|(path, sessions)| {
+                    let sessions = sessions.iter().map(|(&s, &m)| (r.session(s), m)).collect();
+                    (r.text(path), sessions)
+                })
+                .collect()
+        };
         WatchManager {
             data: table(&self.data),
             child: table(&self.child),
+            persistent: PersistentTables {
+                data: modes(&self.persistent.data),
+                child: modes(&self.persistent.child),
+            },
         }
     }
 }
@@ -62,13 +94,67 @@ impl WatchManager {
     }
 
     /// Register a data watch (set by `exists` or `getData`). Idempotent (S17).
+    /// A persistent data watch of the session on `path` becomes this
+    /// one-shot one (S37: the mode is replaced).
     pub fn add_data_watch(&mut self, session: SessionId, path: &str) {
+        if !self.persistent.is_empty() {
+            remove_mode(&mut self.persistent.data, session, path);
+        }
         add(&mut self.data, session, path);
     }
 
     /// Register a child watch (set by `getChildren`). Idempotent (S17).
+    /// A persistent child watch of the session on `path` becomes this
+    /// one-shot one (S37).
     pub fn add_child_watch(&mut self, session: SessionId, path: &str) {
+        if !self.persistent.is_empty() {
+            remove_mode(&mut self.persistent.child, session, path);
+        }
         add(&mut self.child, session, path);
+    }
+
+    /// `DataTree.addWatch` (S37): a persistent or recursive watch on `path`
+    /// in both tables, replacing whatever the session had there.
+    pub fn add_persistent_watch(&mut self, session: SessionId, path: &str, mode: AddWatchMode) {
+        remove(&mut self.data, session, path);
+        remove(&mut self.child, session, path);
+        for table in [&mut self.persistent.data, &mut self.persistent.child] {
+            table
+                .entry(path.to_string())
+                .or_default()
+                .insert(session, mode);
+        }
+    }
+
+    /// `DataTree.removeWatch` (S38): remove the session's watch on `path`
+    /// from the child table, the data table or both, one-shot or
+    /// persistent alike. Returns whether anything was removed.
+    pub fn remove_watch(&mut self, session: SessionId, path: &str, kind: WatcherType) -> bool {
+        let mut removed = false;
+        if matches!(kind, WatcherType::Children | WatcherType::Any) {
+            removed |= remove(&mut self.child, session, path);
+            removed |= remove_mode(&mut self.persistent.child, session, path);
+        }
+        if matches!(kind, WatcherType::Data | WatcherType::Any) {
+            removed |= remove(&mut self.data, session, path);
+            removed |= remove_mode(&mut self.persistent.data, session, path);
+        }
+        removed
+    }
+
+    /// `DataTree.containsWatcher` as 3.8.0 has it (S38): `WatchManager`
+    /// answers whether the table holds *any* watcher on exactly `path` —
+    /// it does not look for the asking session's own (the
+    /// session-specific check came in a later release). So `session` does
+    /// not matter here.
+    pub fn contains_watcher(&self, _session: SessionId, path: &str, kind: WatcherType) -> bool {
+        let child = || self.child.contains_key(path) || self.persistent.child.contains_key(path);
+        let data = || self.data.contains_key(path) || self.persistent.data.contains_key(path);
+        match kind {
+            WatcherType::Children => child(),
+            WatcherType::Data => data(),
+            WatcherType::Any => child() || data(),
+        }
     }
 
     /// Register the watch a read asked for, given the reply it got from the
@@ -91,6 +177,7 @@ impl WatchManager {
 
     /// Fire one trigger: remove the watches it reaches (one-shot, S17) and
     /// return the event each watching session gets, one per session.
+    /// Persistent watches fire and stay (S37).
     pub fn trigger(&mut self, trigger: &Trigger) -> Vec<(SessionId, WatchedEvent)> {
         let (first, second) = match trigger.kind {
             EventType::NodeCreated | EventType::NodeDataChanged => {
@@ -102,7 +189,34 @@ impl WatchManager {
                 self.child.remove(&trigger.path),
             ),
         };
-        let first = first.unwrap_or_default();
+        let mut first = first.unwrap_or_default();
+        let mut second = second;
+        if !self.persistent.is_empty() {
+            // Each table's persistent watchers join its one-shot ones (a
+            // session is in at most one of the two per table).
+            let (data_table, child_table) = match trigger.kind {
+                EventType::NodeCreated | EventType::NodeDataChanged => {
+                    (Some(&self.persistent.data), None)
+                }
+                EventType::NodeChildrenChanged => (None, Some(&self.persistent.child)),
+                EventType::NodeDeleted => {
+                    (Some(&self.persistent.data), Some(&self.persistent.child))
+                }
+            };
+            let recursive = self.persistent.has_recursive();
+            match (data_table, child_table) {
+                (Some(d), Some(c)) => {
+                    first.extend(persistent_hearers(d, trigger, recursive));
+                    second
+                        .get_or_insert_with(BTreeSet::new)
+                        .extend(persistent_hearers(c, trigger, recursive));
+                }
+                (Some(t), None) | (None, Some(t)) => {
+                    first.extend(persistent_hearers(t, trigger, recursive))
+                }
+                (None, None) => {}
+            }
+        }
         let event = || WatchedEvent {
             kind: trigger.kind,
             path: trigger.path.clone(),
@@ -128,6 +242,12 @@ impl WatchManager {
                 !sessions.is_empty()
             });
         }
+        for table in [&mut self.persistent.data, &mut self.persistent.child] {
+            table.retain(|_, sessions| {
+                sessions.remove(&session);
+                !sessions.is_empty()
+            });
+        }
     }
 
     /// `DataTree.setWatches` (S25): a reconnecting session re-registers the
@@ -145,6 +265,11 @@ impl WatchManager {
     ///
     /// Note that the Java client files an `exists` watch on a node that did
     /// exist under its *data* watches, not its exist watches.
+    ///
+    /// `SetWatches2` (S37) adds the client's persistent and recursive
+    /// watches after those, back into both tables, with no event for what
+    /// changed meanwhile (the server has nothing to compare them with:
+    /// ZOOKEEPER-4698). See [`WatchManager::set_persistent_watches`].
     pub fn set_watches(
         &mut self,
         session: SessionId,
@@ -184,6 +309,31 @@ impl WatchManager {
         events
     }
 
+    /// The persistent half of `SetWatches2` (`DataTree.setWatches`' last two
+    /// lists): each path back into both tables with its mode, no event.
+    pub fn set_persistent_watches(
+        &mut self,
+        session: SessionId,
+        persistent: &[String],
+        recursive: &[String],
+    ) {
+        for path in persistent {
+            self.add_persistent_watch(session, path, AddWatchMode::Persistent);
+        }
+        for path in recursive {
+            self.add_persistent_watch(session, path, AddWatchMode::PersistentRecursive);
+        }
+    }
+
+    /// Every persistent watch as (path, session, mode), in path then session
+    /// order (one entry per watch, though it sits in both tables).
+    pub fn persistent_watches(&self) -> impl Iterator<Item = (&str, SessionId, AddWatchMode)> + '_ {
+        self.persistent
+            .data
+            .iter()
+            .flat_map(|(path, sessions)| sessions.iter().map(move |(&s, &m)| (path.as_str(), s, m)))
+    }
+
     /// Whether `session` holds a data watch on `path`.
     pub fn has_data_watch(&self, session: SessionId, path: &str) -> bool {
         holds(&self.data, session, path)
@@ -216,17 +366,38 @@ impl WatchManager {
     }
 
     /// Number of (session, path) watches in both tables (`getWatchCount`).
+    /// Persistent watches count once per table, as `getWatchCount` does.
     pub fn len(&self) -> usize {
+        let persistent: usize = self
+            .persistent
+            .data
+            .values()
+            .chain(self.persistent.child.values())
+            .map(BTreeMap::len)
+            .sum();
         self.data
             .values()
             .chain(self.child.values())
             .map(BTreeSet::len)
-            .sum()
+            .sum::<usize>()
+            + persistent
     }
 
     pub fn is_empty(&self) -> bool {
-        self.data.is_empty() && self.child.is_empty()
+        self.data.is_empty() && self.child.is_empty() && self.persistent.is_empty()
     }
+}
+
+/// Remove `session` from `path`'s one-shot entry; whether it was there.
+fn remove(table: &mut Table, session: SessionId, path: &str) -> bool {
+    let Some(sessions) = table.get_mut(path) else {
+        return false;
+    };
+    let removed = sessions.remove(&session);
+    if sessions.is_empty() {
+        table.remove(path);
+    }
+    removed
 }
 
 fn add(table: &mut Table, session: SessionId, path: &str) {

@@ -112,6 +112,10 @@ fn show(reply: &Reply) -> String {
         }
         Ok(Response::Synced) => "closed".into(),
         Ok(Response::Checked) => "checked".into(),
+        // The oracle's scripts send none of the newer ops.
+        Ok(other @ (Response::Ephemerals(_) | Response::AllChildrenNumber(_) | Response::Done)) => {
+            format!("{other:?}")
+        }
     }
 }
 

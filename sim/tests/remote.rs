@@ -4,7 +4,7 @@
 
 use zksim::{
     Config, CreateMode, Delivery, Event, EventType, Happening, Op, Refusal, Remote, Response,
-    SessionEvent, World,
+    SessionEvent, SetWatches, World,
 };
 
 type Log = Vec<Happening<()>>;
@@ -165,7 +165,15 @@ fn a_remote_session_reattaches_elsewhere_and_its_own_set_watches_fire_missed_eve
     w.reattach(a, 0, seen, 10, &mut log).unwrap();
     assert!(w.is_session_live(sa));
     assert_eq!(w.server_of(a), Some(0));
-    let fired = w.set_watches(a, seen, &[], &["/n".to_string()], &[]);
+    let exist = ["/n".to_string()];
+    let fired = w.set_watches(
+        a,
+        &SetWatches {
+            relative_zxid: seen,
+            exist: &exist,
+            ..SetWatches::default()
+        },
+    );
     assert_eq!(fired, 1);
     settle(&mut w, &mut log);
     let got = deliveries(&log, a);

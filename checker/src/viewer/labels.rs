@@ -38,6 +38,8 @@ pub fn op_label(op: &Op) -> String {
             "multi [{}]",
             ops.iter().map(op_label).collect::<Vec<_>>().join("; ")
         ),
+        // The newer ops (S32–S38), which no recipe here sends.
+        other => format!("{other:?}"),
     }
 }
 

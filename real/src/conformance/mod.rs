@@ -65,6 +65,13 @@ pub enum Action {
     Disconnect,
     /// A disconnected session reconnects (same session: `SetWatches`).
     Reconnect,
+    /// Wait until the server's container reaper has deleted `path` (S35),
+    /// observing nothing (real: the session polls `exists` until the node
+    /// is gone — the test server runs its reaper every 100 ms; sim: ticks
+    /// until the leader's reaper pass). The step that emptied the
+    /// container must come right before it, so that no other step takes a
+    /// zxid while the real reaper's delete is pending.
+    AwaitReaped(String),
 }
 
 /// One step of a script.
@@ -112,8 +119,10 @@ impl Script {
     pub fn rooted(&self, root: &str) -> Script {
         let mut out = self.clone();
         for step in &mut out.steps {
-            if let Action::Op(op) | Action::Send(op) = &mut step.action {
-                root_op(op, root);
+            match &mut step.action {
+                Action::Op(op) | Action::Send(op) => root_op(op, root),
+                Action::AwaitReaped(path) => root_path(path, root),
+                _ => {}
             }
         }
         out
@@ -142,12 +151,21 @@ fn root_op(op: &mut Op, root: &str) {
         | Op::SetData { path, .. }
         | Op::GetChildren { path, .. }
         | Op::Sync { path }
-        | Op::Check { path, .. } => path,
-        Op::Multi(ops) => {
+        | Op::Check { path, .. }
+        | Op::GetAllChildrenNumber { path }
+        | Op::AddWatch { path, .. }
+        | Op::RemoveWatches { path, .. }
+        | Op::CheckWatches { path, .. } => path,
+        Op::GetEphemerals { prefix } => prefix,
+        Op::Multi(ops) | Op::MultiRead(ops) => {
             ops.iter_mut().for_each(|op| root_op(op, root));
             return;
         }
     };
+    root_path(path, root);
+}
+
+fn root_path(path: &mut String, root: &str) {
     if let Some(rest) = path.strip_prefix("/@") {
         *path = format!("{root}{rest}");
     }

@@ -67,6 +67,14 @@ pub enum Outcome {
     /// A `check` inside a multi passed.
     Checked,
     Multi(Vec<Outcome>),
+    /// A `getChildren` inside a `multiRead`: names only, no Stat on the wire (S34).
+    ChildNames(Vec<String>),
+    /// `getEphemerals`, in the server's order (S32).
+    Ephemerals(Vec<String>),
+    /// `getAllChildrenNumber` (S33).
+    AllChildrenNumber(i32),
+    /// `addWatch` (and the other answers without a body).
+    Done,
 }
 
 /// A zxid relative to the script's base.
@@ -170,10 +178,14 @@ impl Frame<'_> {
                     .iter()
                     .map(|r| match self.reply(r) {
                         Outcome::Created { path, .. } => Outcome::Created { path, stat: None },
+                        Outcome::Children { names, .. } => Outcome::ChildNames(names),
                         other => other,
                     })
                     .collect(),
             ),
+            Response::Ephemerals(paths) => Outcome::Ephemerals(paths.clone()),
+            Response::AllChildrenNumber(n) => Outcome::AllChildrenNumber(*n),
+            Response::Done => Outcome::Done,
         }
     }
 }
@@ -299,6 +311,10 @@ impl fmt::Display for Outcome {
             Outcome::Children { names, stat } => write!(f, "Children {names:?} {stat}"),
             Outcome::Synced => write!(f, "Synced"),
             Outcome::Checked => write!(f, "Checked"),
+            Outcome::ChildNames(names) => write!(f, "ChildNames {names:?}"),
+            Outcome::Ephemerals(paths) => write!(f, "Ephemerals {paths:?}"),
+            Outcome::AllChildrenNumber(n) => write!(f, "AllChildrenNumber {n}"),
+            Outcome::Done => write!(f, "Done"),
             Outcome::Multi(rs) => {
                 write!(f, "Multi[")?;
                 for (i, r) in rs.iter().enumerate() {

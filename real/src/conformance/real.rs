@@ -30,6 +30,7 @@
 
 mod error;
 mod inflight;
+mod newer;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -70,6 +71,12 @@ enum Outcome {
         session: usize,
         key: u64,
         event: zk::WatchedEvent,
+    },
+    /// An event of a persistent watch (S37); the watcher goes on.
+    Persistent {
+        session: usize,
+        event: zk::WatchedEvent,
+        watcher: zk::PersistentWatcher,
     },
     State {
         session: usize,
@@ -208,6 +215,7 @@ pub async fn run(
             Action::Expire => conductor.expire(k).await?,
             Action::Disconnect => conductor.disconnect(k).await?,
             Action::Reconnect => conductor.reconnect(k, i).await?,
+            Action::AwaitReaped(path) => conductor.await_reaped(k, i, path).await?,
         }
         conductor.barrier(k).await?;
     }
@@ -270,6 +278,9 @@ impl Conductor {
                 if multi {
                     self.read_multi_from_wire(session, step, &mut answer.reply);
                 }
+                if let Some(armed) = answer.persistent {
+                    self.push_persistent(session, armed.watcher);
+                }
                 if let Some(armed) = answer.watch {
                     let key = self.next_key;
                     self.next_key += 1;
@@ -292,6 +303,20 @@ impl Conductor {
                 self.last = Some(Done::Answer(session, step));
             }
             Outcome::Barrier { session } => self.last = Some(Done::Barrier(session)),
+            Outcome::Persistent {
+                session,
+                event,
+                watcher,
+            } => {
+                // The watcher panics if polled after its session ended.
+                if event.session_state.is_terminated() {
+                    return;
+                }
+                self.push_persistent(session, watcher);
+                if let Some(event) = ops::map_event(&event) {
+                    self.slots[session].seen.push(Seen::Watch(event));
+                }
+            }
             Outcome::Watch {
                 session,
                 key,
@@ -350,10 +375,7 @@ impl Conductor {
         };
         self.slots[k].in_flight.push(step);
         if let Err(refused) = zksim::path::validate_request(&op) {
-            let answer = Answer {
-                reply: Err(refused),
-                watch: None,
-            };
+            let answer = Answer::plain(Err(refused));
             self.set.push(async move {
                 Outcome::Answer {
                     session: k,

@@ -132,7 +132,10 @@ pub fn run(script: &Script, root: &str) -> Result<Observations, Unplayable> {
             Action::Close => list.push(Act::Close),
             Action::Expire => faults.kills += 1,
             Action::Disconnect => faults.connection_drops += 1,
-            Action::Reconnect | Action::HoldRequests | Action::HoldReplies => {}
+            Action::Reconnect
+            | Action::HoldRequests
+            | Action::HoldReplies
+            | Action::AwaitReaped(_) => {}
         }
     }
     let config = Config {
@@ -187,6 +190,7 @@ pub fn run(script: &Script, root: &str) -> Result<Observations, Unplayable> {
                 // What the client queued while away goes out now.
                 conductor.take_requests(k);
             }
+            Action::AwaitReaped(ref path) => conductor.await_reaped(path, i)?,
         }
         conductor.drain();
     }
@@ -276,6 +280,26 @@ impl Conductor<'_> {
             }
         }
         self.drain();
+    }
+    /// Let time pass until the leader's container reaper (a pass every
+    /// `CONTAINER_CHECK_TICKS` ticks, S35) has deleted `path`, delivering
+    /// what it causes.
+    fn await_reaped(&mut self, path: &str, step: usize) -> Result<(), Unplayable> {
+        for _ in 0..=zksim::world::CONTAINER_CHECK_TICKS {
+            if self.world.leader_tree().get(path).is_none() {
+                return Ok(());
+            }
+            self.try_step(&Event::Tick, || {
+                Unplayable(format!("step {step}: time cannot pass"))
+            })?;
+            self.drain();
+        }
+        match self.world.leader_tree().get(path) {
+            None => Ok(()),
+            Some(_) => Err(Unplayable(format!(
+                "step {step}: the reaper did not delete {path}"
+            ))),
+        }
     }
     /// Deliver every message waiting for any client whose replies the
     /// script does not hold.

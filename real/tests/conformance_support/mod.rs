@@ -5,6 +5,7 @@ pub mod checks;
 pub mod generated;
 pub mod herd;
 pub mod inflight;
+pub mod newer_ops;
 pub mod ops;
 pub mod ordering;
 pub mod refusals;

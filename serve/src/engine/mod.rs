@@ -25,7 +25,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use zksim::{
     ClientId, Config, Delivery, Event, Happening, Op, Refusal, Remote, ServerId, SessionEvent,
-    SessionId, Tick, World, ZkError, Zxid,
+    SessionId, SetWatches, Tick, World, ZkError, Zxid,
 };
 use zkwire::{
     encode_connect_response, encode_notification, encode_reply, write_frame, ConnectResponse,
@@ -452,27 +452,40 @@ impl Engine {
                 data,
                 exist,
                 child,
-            }
-            | Request::SetWatches2 {
+            } => self.set_watches(
+                conn,
+                client,
+                xid,
+                SetWatches {
+                    relative_zxid,
+                    data: &data,
+                    exist: &exist,
+                    child: &child,
+                    ..SetWatches::default()
+                },
+                out,
+            ),
+            Request::SetWatches2 {
                 relative_zxid,
                 data,
                 exist,
                 child,
-                ..
-            } => {
-                let wanted = data.len() + exist.len() + child.len();
-                let held = self.watches_held(client) + wanted;
-                if held > self.limits.max_watches {
-                    let max = self.limits.max_watches;
-                    return self.close(conn, CloseReason::TooManyWatches { held, max }, out);
-                }
-                self.world.heard_from(client);
-                self.world
-                    .set_watches(client, relative_zxid, &data, &exist, &child);
-                self.settle_client(client, out);
-                let zxid = self.world.applied_zxid(server);
-                self.reply(conn, xid, zxid, 0, None, out);
-            }
+                persistent,
+                persistent_recursive,
+            } => self.set_watches(
+                conn,
+                client,
+                xid,
+                SetWatches {
+                    relative_zxid,
+                    data: &data,
+                    exist: &exist,
+                    child: &child,
+                    persistent: &persistent,
+                    recursive: &persistent_recursive,
+                },
+                out,
+            ),
             request => match translate::plan(header.op, request) {
                 Plan::World {
                     op,
@@ -516,6 +529,34 @@ impl Engine {
                 Plan::Unsupported(opcode) => self.unsupported(conn, xid, opcode, out),
                 Plan::BadPath(path) => self.close(conn, CloseReason::BadPath(path), out),
             },
+        }
+    }
+
+    /// `setWatches` / `setWatches2`: the missed events, then the reply.
+    fn set_watches(
+        &mut self,
+        conn: ConnId,
+        client: ClientId,
+        xid: i32,
+        watches: SetWatches<'_>,
+        out: &mut Vec<Output>,
+    ) {
+        let wanted = watches.data.len()
+            + watches.exist.len()
+            + watches.child.len()
+            + watches.persistent.len()
+            + watches.recursive.len();
+        let held = self.watches_held(client) + wanted;
+        if held > self.limits.max_watches {
+            let max = self.limits.max_watches;
+            return self.close(conn, CloseReason::TooManyWatches { held, max }, out);
+        }
+        self.world.heard_from(client);
+        self.world.set_watches(client, &watches);
+        self.settle_client(client, out);
+        if let Some(c) = self.conns.get(&conn) {
+            let zxid = self.world.applied_zxid(c.server);
+            self.reply(conn, xid, zxid, 0, None, out);
         }
     }
 
@@ -750,6 +791,7 @@ fn sets_watch(op: &Op) -> bool {
         Op::Exists { watch: true, .. }
             | Op::GetData { watch: true, .. }
             | Op::GetChildren { watch: true, .. }
+            | Op::AddWatch { .. }
     )
 }
 

@@ -2,9 +2,9 @@
 //! (or an answer the engine gives itself), and the world's reply becomes
 //! the reply body ZooKeeper 3.8 sends for that request's opcode.
 
-use zksim::{CreateMode, EventType, Op, Reply, Response, ZkError};
+use zksim::{AddWatchMode, CreateMode, EventType, Op, Reply, Response, WatcherType, ZkError};
 use zkwire::opcode as op;
-use zkwire::{Acl, MultiResult, Request, Stat, WatcherEvent};
+use zkwire::{Acl, MultiResult, ReadResult, Request, Stat, WatcherEvent};
 
 /// How to encode the world's answer to a request: the opcode decides the
 /// body's shape (a `create` answers a path, a `create2` a path and a stat).
@@ -26,6 +26,13 @@ pub enum Shape {
     Check,
     /// Per-op shapes of a multi (create or create2 results differ).
     Multi,
+    MultiRead,
+    Ephemerals,
+    AllChildrenNumber,
+    /// addWatch: `ErrorResponse{0}` (the 3.8.0 server writes one).
+    AddWatch,
+    /// removeWatches, checkWatches: no body.
+    NoBody,
 }
 
 /// What the engine does with one request.
@@ -65,7 +72,7 @@ pub enum Plan {
 pub fn plan(opcode: i32, request: Request) -> Plan {
     let planned = match (opcode, request) {
         (
-            op::CREATE | op::CREATE2,
+            op::CREATE | op::CREATE2 | op::CREATE_CONTAINER,
             Request::Create {
                 path,
                 data,
@@ -73,6 +80,7 @@ pub fn plan(opcode: i32, request: Request) -> Plan {
                 flags,
             },
         ) => {
+            // createContainer answers as create2 does.
             let shape = if opcode == op::CREATE {
                 Shape::Create
             } else {
@@ -81,7 +89,7 @@ pub fn plan(opcode: i32, request: Request) -> Plan {
             let null = data.is_none();
             match create_op(path, data, &acl, flags) {
                 Ok(op) => writing(world(op, shape), vec![null]),
-                Err(refused) => refused.into(),
+                Err(err) => Plan::Error(err),
             }
         }
         // Extended types (TTL) are off by default: `PrepRequestProcessor`
@@ -126,13 +134,72 @@ pub fn plan(opcode: i32, request: Request) -> Plan {
             world(Op::Check { path, version }, Shape::Check)
         }
         (op::MULTI, Request::Multi(ops)) => multi(ops),
+        (op::MULTI_READ, Request::MultiRead(reads)) => {
+            let mut ops = Vec::with_capacity(reads.len());
+            for read in reads {
+                ops.push(match read {
+                    Request::GetData { path, watch } => Op::GetData { path, watch },
+                    Request::GetChildren { path, watch } => Op::GetChildren { path, watch },
+                    // The codec reads only these two inside a multiRead.
+                    _ => return Plan::Unsupported(op::MULTI_READ),
+                });
+            }
+            world(Op::MultiRead(ops), Shape::MultiRead)
+        }
+        (op::GET_EPHEMERALS, Request::GetEphemerals { prefix }) => {
+            world(Op::GetEphemerals { prefix }, Shape::Ephemerals)
+        }
+        (op::GET_ALL_CHILDREN_NUMBER, Request::GetAllChildrenNumber { path }) => {
+            world(Op::GetAllChildrenNumber { path }, Shape::AllChildrenNumber)
+        }
+        (op::ADD_WATCH, Request::AddWatch { path, mode }) => {
+            let mode = match mode {
+                0 => AddWatchMode::Persistent,
+                1 => AddWatchMode::PersistentRecursive,
+                // `AddWatchMode.fromValue` throws: the request fails to
+                // deserialize into a mode, answered as a bad argument.
+                _ => return Plan::Error(ZkError::BadArguments.code()),
+            };
+            world(Op::AddWatch { path, mode }, Shape::AddWatch)
+        }
+        (op::REMOVE_WATCHES, Request::RemoveWatches { path, kind }) => match watcher_type(kind) {
+            Some(kind) => world(Op::RemoveWatches { path, kind }, Shape::NoBody),
+            None => Plan::Error(ZkError::BadArguments.code()),
+        },
+        (op::CHECK_WATCHES, Request::CheckWatches { path, kind }) => match watcher_type(kind) {
+            Some(kind) => world(Op::CheckWatches { path, kind }, Shape::NoBody),
+            None => Plan::Error(ZkError::BadArguments.code()),
+        },
         (opcode, _) => Plan::Unsupported(opcode),
     };
-    match planned {
-        Plan::World { op, .. } if zksim::path::validate_request(&op).is_err() => {
-            Plan::BadPath(op.path().to_string())
+    if let Plan::World { op, .. } = &planned {
+        if let Some(path) = bad_path(op) {
+            return Plan::BadPath(path);
         }
-        planned => planned,
+    }
+    planned
+}
+
+/// The first path of `op` that breaks ZooKeeper's path rules (S1). Other
+/// refusals of the client library (a TTL out of range, a read in a multi)
+/// are left to the world, which answers them with their error.
+fn bad_path(op: &Op) -> Option<String> {
+    use zksim::path::{validate_create_path, validate_path};
+    let bad = |path: &str, checked: Result<(), ZkError>| checked.err().map(|_| path.to_string());
+    match op {
+        Op::Create { path, mode, .. } => bad(path, validate_create_path(path, *mode)),
+        Op::Multi(ops) | Op::MultiRead(ops) => ops.iter().find_map(bad_path),
+        other => bad(other.path(), validate_path(other.path())),
+    }
+}
+
+/// `Watcher.WatcherType` from its wire value.
+fn watcher_type(kind: i32) -> Option<WatcherType> {
+    match kind {
+        1 => Some(WatcherType::Children),
+        2 => Some(WatcherType::Data),
+        3 => Some(WatcherType::Any),
+        _ => None,
     }
 }
 
@@ -165,38 +232,22 @@ fn writing(plan: Plan, nulls: Vec<bool>) -> Plan {
     }
 }
 
-/// Why a create is not asked of the world.
-enum Refused {
-    Error(i32),
-    Unsupported(i32),
-}
-
-impl From<Refused> for Plan {
-    fn from(refused: Refused) -> Plan {
-        match refused {
-            Refused::Error(err) => Plan::Error(err),
-            Refused::Unsupported(opcode) => Plan::Unsupported(opcode),
-        }
-    }
-}
-
 /// A create's mode from its flags (`CreateMode.fromFlag`), checked as
-/// `PrepRequestProcessor` checks it.
-fn create_op(path: String, data: Option<Vec<u8>>, acl: &[Acl], flags: i32) -> Result<Op, Refused> {
+/// `PrepRequestProcessor` checks it; `Err` is the error code it answers.
+fn create_op(path: String, data: Option<Vec<u8>>, acl: &[Acl], flags: i32) -> Result<Op, i32> {
     let mode = match flags {
         0 => CreateMode::Persistent,
         1 => CreateMode::Ephemeral,
         2 => CreateMode::PersistentSequential,
         3 => CreateMode::EphemeralSequential,
-        // Container nodes are not in the simulator yet (stopgap).
-        4 => return Err(Refused::Unsupported(op::CREATE_CONTAINER)),
-        5 | 6 => return Err(Refused::Error(ZkError::Unimplemented.code())),
-        _ => return Err(Refused::Error(ZkError::BadArguments.code())),
+        4 => CreateMode::Container,
+        5 | 6 => return Err(ZkError::Unimplemented.code()),
+        _ => return Err(ZkError::BadArguments.code()),
     };
     // `fixupACL`: a missing or empty ACL is refused; any other is
     // accepted and every node is open (ACLs are not enforced here).
     if acl.is_empty() {
-        return Err(Refused::Error(ZkError::InvalidAcl.code()));
+        return Err(ZkError::InvalidAcl.code());
     }
     Ok(Op::Create {
         path,
@@ -221,7 +272,7 @@ fn multi(ops: Vec<zkwire::MultiOp>) -> Plan {
         let mut null = false;
         let sim = match (opcode, request) {
             (
-                op::CREATE | op::CREATE2,
+                op::CREATE | op::CREATE2 | op::CREATE_CONTAINER,
                 Request::Create {
                     path,
                     data,
@@ -232,8 +283,7 @@ fn multi(ops: Vec<zkwire::MultiOp>) -> Plan {
                 null = data.is_none();
                 match create_op(path, data, &acl, flags) {
                     Ok(op) => op,
-                    Err(Refused::Error(err)) => return failed_multi(count, index, err),
-                    Err(refused) => return refused.into(),
+                    Err(err) => return failed_multi(count, index, err),
                 }
             }
             (op::CREATE_TTL, Request::CreateTtl { .. }) => {
@@ -336,11 +386,32 @@ pub fn response(
                 .map(|(result, opcode)| multi_result(result, opcode))
                 .collect(),
         ),
+        (Shape::MultiRead, Ok(Response::Multi(results))) => {
+            W::MultiRead(results.into_iter().map(read_result).collect())
+        }
+        (Shape::Ephemerals, Ok(Response::Ephemerals(paths))) => W::Ephemerals(paths),
+        (Shape::AllChildrenNumber, Ok(Response::AllChildrenNumber(n))) => W::Count(n),
+        (Shape::AddWatch, Ok(Response::Done)) => W::Code(0),
+        (Shape::NoBody, Ok(Response::Done)) => return (0, None),
         // The world answered a shape it never gives to this op: a bug of
         // ours, reported to the client as the server's own inconsistency.
         (_, Ok(_)) => return (ZkError::RuntimeInconsistency.code(), None),
     };
     (0, Some(response))
+}
+
+fn read_result(result: Result<Response, ZkError>) -> ReadResult {
+    match result {
+        Ok(Response::Data { data, stat }) => ReadResult::Data {
+            data: Some(data),
+            stat: stat_of(&stat),
+        },
+        Ok(Response::Children { names, .. }) => ReadResult::Children { names },
+        Ok(_) => ReadResult::Error {
+            err: ZkError::RuntimeInconsistency.code(),
+        },
+        Err(err) => ReadResult::Error { err: err.code() },
+    }
 }
 
 fn multi_result(result: Result<Response, ZkError>, opcode: i32) -> MultiResult {

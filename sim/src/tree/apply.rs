@@ -117,7 +117,7 @@ fn create_node(
     let mut node = Node::new(data.to_vec(), stat);
     node.multi_index = multi_index;
     tree.insert_node(path, node);
-    if ephemeral_owner != 0 {
+    if super::prepare::is_session_owner(ephemeral_owner) {
         tree.ephemerals_mut()
             .entry(ephemeral_owner)
             .or_default()
@@ -133,7 +133,7 @@ fn create_node(
     });
     Ok(Response::Created {
         path: path.to_string(),
-        stat,
+        stat: super::client_stat(stat),
     })
 }
 
@@ -190,7 +190,7 @@ fn set_data(
     node.stat.mzxid = zxid;
     node.stat.version = version;
     node.refresh_stat();
-    let stat = node.stat;
+    let stat = node.client_stat();
     triggers.push(Trigger {
         path: path.to_string(),
         kind: EventType::NodeDataChanged,

@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 
 use super::{exceeds_max_buffer, DataTree, Txn, CONFIG_NODE};
 use crate::path::{split, validate_create_path, validate_path, validate_request};
-use crate::proto::{CreateMode, Op, Response, SessionId, ZkError};
+use crate::proto::{CreateMode, Op, Response, SessionId, ZkError, CONTAINER_OWNER};
 
 /// What preparation needs to know about a node (`ZooKeeperServer.ChangeRecord`).
 #[derive(Clone, Copy, Debug)]
@@ -155,6 +155,11 @@ fn prepare_create(
     mode: CreateMode,
 ) -> Result<Txn, ZkError> {
     validate_create_path(path, mode)?;
+    // `validateCreateRequest`, the first server check: TTL nodes need
+    // `zookeeper.extendedTypesEnabled`, off by default (S36).
+    if mode.ttl_ms().is_some() {
+        return Err(ZkError::Unimplemented);
+    }
     let (parent_path, _) = split(path);
     let parent = view.record(parent_path).ok_or(ZkError::NoNode)?;
     if parent_path == CONFIG_NODE {
@@ -173,13 +178,21 @@ fn prepare_create(
     if view.record(&path).is_some() {
         return Err(ZkError::NodeExists);
     }
-    if parent.ephemeral_owner != 0 {
+    // `EphemeralType.get(owner) == NORMAL`: a container parent is fine (S35).
+    if is_session_owner(parent.ephemeral_owner) {
         return Err(ZkError::NoChildrenForEphemerals);
     }
+    let ephemeral_owner = if mode.is_container() {
+        CONTAINER_OWNER
+    } else if mode.is_ephemeral() {
+        session
+    } else {
+        0
+    };
     Ok(Txn::Create {
         path,
         data: data.to_vec(),
-        ephemeral_owner: if mode.is_ephemeral() { session } else { 0 },
+        ephemeral_owner,
     })
 }
 
@@ -227,6 +240,34 @@ fn prepare_set_data(
         // -1 of ZOOKEEPER-4743 came later).
         version: node.version.wrapping_add(1),
     })
+}
+
+/// Whether `owner` is a session (an ephemeral node), not 0 (persistent)
+/// nor the container marker (`EphemeralType.get(owner) == NORMAL`).
+pub(super) fn is_session_owner(owner: SessionId) -> bool {
+    owner != 0 && owner != CONTAINER_OWNER
+}
+
+/// The leader's `deleteContainer` (opcode 20), which only the container
+/// reaper sends (S35): the node must still be there and empty, and not an
+/// ephemeral; a failure is an error txn that takes its zxid like any other.
+pub(super) fn prepare_delete_container(tree: &DataTree, path: &str) -> Txn {
+    let prepared = (|| {
+        if DataTree::is_system_path(path) {
+            return Err(ZkError::BadArguments);
+        }
+        let node = tree.record(path).ok_or(ZkError::NoNode)?;
+        if node.child_count > 0 {
+            return Err(ZkError::NotEmpty);
+        }
+        if is_session_owner(node.ephemeral_owner) {
+            return Err(ZkError::BadVersion);
+        }
+        Ok(Txn::Delete {
+            path: path.to_string(),
+        })
+    })();
+    prepared.unwrap_or_else(|e| Txn::Error(Err(e)))
 }
 
 /// `checkAndIncVersion`: -1 matches any version.

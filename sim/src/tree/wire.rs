@@ -41,15 +41,23 @@ fn record_len(op: &Op) -> usize {
     let string = |s: &str| 4 + s.len();
     let buffer = |b: &[u8]| 4 + b.len();
     match op {
-        Op::Create { path, data, .. } => string(path) + buffer(data) + OPEN_ACL + 4,
+        // `createTTL`'s record carries the TTL (a long) after the flags.
+        Op::Create { path, data, mode } => {
+            string(path) + buffer(data) + OPEN_ACL + 4 + mode.ttl_ms().map_or(0, |_| 8)
+        }
         Op::Delete { path, .. } => string(path) + 4,
         Op::SetData { path, data, .. } => string(path) + buffer(data) + 4,
         Op::Exists { path, .. } | Op::GetData { path, .. } | Op::GetChildren { path, .. } => {
             string(path) + 1
         }
-        Op::Sync { path } => string(path),
-        Op::Check { path, .. } => string(path) + 4,
-        Op::Multi(ops) => {
+        Op::Sync { path } | Op::GetAllChildrenNumber { path } => string(path),
+        Op::GetEphemerals { prefix } => string(prefix),
+        // Path and an int: the version, the watch mode, the watcher type.
+        Op::Check { path, .. }
+        | Op::AddWatch { path, .. }
+        | Op::RemoveWatches { path, .. }
+        | Op::CheckWatches { path, .. } => string(path) + 4,
+        Op::Multi(ops) | Op::MultiRead(ops) => {
             ops.iter()
                 .map(|sub| MULTI_HEADER + record_len(sub))
                 .sum::<usize>()

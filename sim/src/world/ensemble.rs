@@ -3,7 +3,7 @@
 //! requests strictly in order.
 
 use crate::client::Client;
-use crate::proto::{Op, Reply, Response, SessionEvent, SessionId, ZkError, Zxid};
+use crate::proto::{AddWatchMode, Op, Reply, Response, SessionEvent, SessionId, ZkError, Zxid};
 use crate::tree::Txn;
 use crate::TICK_MS;
 
@@ -188,18 +188,25 @@ impl<C: Client> World<C> {
                     watch: None,
                 },
                 Pending::Read { op, request } => {
-                    let reply = srv.tree().read(&request);
-                    let watch = register_read_watch(&request, &reply);
-                    if let Some(reg) = &watch {
-                        match reg.kind {
-                            WatchKind::Data | WatchKind::Exist => {
-                                srv.watches.add_data_watch(slot.session, &reg.path)
+                    let (reply, watch) = match watch_request(srv, slot.session, &request) {
+                        Some(answered) => answered,
+                        None => {
+                            let reply = srv.tree().read_as(slot.session, &request);
+                            let watch = register_read_watch(&request, &reply);
+                            if let Some(reg) = &watch {
+                                match reg.kind {
+                                    WatchKind::Data | WatchKind::Exist => {
+                                        srv.watches.add_data_watch(slot.session, &reg.path)
+                                    }
+                                    WatchKind::Child => {
+                                        srv.watches.add_child_watch(slot.session, &reg.path)
+                                    }
+                                    _ => {}
+                                }
                             }
-                            WatchKind::Child => {
-                                srv.watches.add_child_watch(slot.session, &reg.path)
-                            }
+                            (reply, watch)
                         }
-                    }
+                    };
                     Inbound::Reply {
                         op,
                         reply,
@@ -247,6 +254,18 @@ impl<C: Client> World<C> {
         }
     }
 
+    /// A pass of the leader's container reaper (`ContainerManager.checkContainers`,
+    /// S35): each empty container that has had a child is deleted by a
+    /// `deleteContainer` request of its own (session 0), prepared against
+    /// the newest tree and ordered like any write — a zxid each, the usual
+    /// watch events.
+    pub(super) fn reap_containers(&mut self, log: &mut Vec<Happening<C::Event>>) {
+        for path in self.servers[0].tree().container_candidates() {
+            let txn = self.servers[0].tree().prepare_delete_container(&path);
+            self.commit(txn, None, 0, log);
+        }
+    }
+
     /// The leader ends `session` (expiry or explicit close): one
     /// `closeSession` transaction deletes all its ephemerals at once (S22, S24).
     pub(super) fn end_session(
@@ -273,6 +292,55 @@ impl<C: Client> World<C> {
         log.push(Happening::SessionEnded { session, expired });
         zxid
     }
+}
+
+/// The watch requests a server answers from its watch tables, not its
+/// tree (`FinalRequestProcessor`; none is a transaction): `addWatch` (S37)
+/// registers in both tables, `removeWatches` removes the session's watches
+/// of the type, `checkWatches` only looks (S38). `None` for any other op.
+/// The reply carries what the client library does with it once handled.
+fn watch_request(
+    srv: &mut super::server::Server,
+    session: SessionId,
+    request: &Op,
+) -> Option<(Reply, Option<WatchReg>)> {
+    let done = |kind: WatchKind, path: &str| {
+        let reg = WatchReg {
+            kind,
+            path: path.to_string(),
+        };
+        (Ok(Response::Done), Some(reg))
+    };
+    let answered = match request {
+        Op::AddWatch { path, mode } => {
+            if let Err(e) = crate::path::validate_path(path) {
+                return Some((Err(e), None));
+            }
+            srv.watches.add_persistent_watch(session, path, *mode);
+            let kind = match mode {
+                AddWatchMode::Persistent => WatchKind::Persistent,
+                AddWatchMode::PersistentRecursive => WatchKind::PersistentRecursive,
+            };
+            done(kind, path)
+        }
+        Op::RemoveWatches { path, kind } | Op::CheckWatches { path, kind } => {
+            if let Err(e) = crate::path::validate_path(path) {
+                return Some((Err(e), None));
+            }
+            let found = if matches!(request, Op::RemoveWatches { .. }) {
+                srv.watches.remove_watch(session, path, *kind)
+            } else {
+                srv.watches.contains_watcher(session, path, *kind)
+            };
+            if found {
+                done(WatchKind::Remove(*kind), path)
+            } else {
+                (Err(ZkError::NoWatcher), None)
+            }
+        }
+        _ => return None,
+    };
+    Some(answered)
 }
 
 /// The watch a read sets, at the server and (once the reply is handled) at

@@ -18,6 +18,17 @@ use super::slot::{ClientSlot, Link};
 use super::step::hold_touch;
 use super::{ClientId, Happening, ServerId, World, MAX_SESSION_TIMEOUT, MIN_SESSION_TIMEOUT};
 
+/// What a client's `SetWatches` (or `SetWatches2`) names.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SetWatches<'a> {
+    pub relative_zxid: Zxid,
+    pub data: &'a [String],
+    pub exist: &'a [String],
+    pub child: &'a [String],
+    pub persistent: &'a [String],
+    pub recursive: &'a [String],
+}
+
 /// Why a session cannot be attached to, or re-attached on, a server.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Refusal {
@@ -147,26 +158,30 @@ impl<C: Client> World<C> {
         }
     }
 
-    /// `SetWatches` from a connected client (S25): its server re-registers
-    /// the watches that still wait and queues, for the client, the events
-    /// it missed since `relative_zxid`. Returns how many events fired.
-    pub fn set_watches(
-        &mut self,
-        client: ClientId,
-        relative_zxid: Zxid,
-        data: &[String],
-        exist: &[String],
-        child: &[String],
-    ) -> usize {
+    /// `SetWatches` / `SetWatches2` from a connected client (S25, S37):
+    /// its server re-registers the one-shot watches that still wait and
+    /// queues, for the client, the events it missed since `relative_zxid`;
+    /// persistent and persistent-recursive watches are re-armed without
+    /// events. Returns how many events fired.
+    pub fn set_watches(&mut self, client: ClientId, watches: &SetWatches<'_>) -> usize {
         let Link::Connected(server) = self.clients[client].link else {
             return 0;
         };
         let session = self.clients[client].session;
         let srv = &mut self.servers[server];
         let tree = std::sync::Arc::clone(&srv.tree);
-        let events = srv
-            .watches
-            .set_watches(session, relative_zxid, data, exist, child, &tree);
+        let events = srv.watches.set_watches(
+            session,
+            watches.relative_zxid,
+            watches.data,
+            watches.exist,
+            watches.child,
+            &tree,
+        );
+        if !watches.persistent.is_empty() || !watches.recursive.is_empty() {
+            srv.watches
+                .set_persistent_watches(session, watches.persistent, watches.recursive);
+        }
         let fired = events.len();
         self.clients[client]
             .conn

@@ -51,7 +51,9 @@
 //!   timeout drops the client's connection as it resumes, S21), fires the
 //!   read timeouts of cut-off clients, makes partitioned followers past
 //!   `sync_limit` drop their clients, lets running connected clients ping,
-//!   then expires every session whose expiry bucket has come (S20, S22).
+//!   then expires every session whose expiry bucket has come (S20, S22),
+//!   and every `CONTAINER_CHECK_TICKS` ticks lets the leader reap empty
+//!   containers (S35).
 //! - Requests already on the connection may be taken while their client is
 //!   paused (they left before the pause; taking one is hearing from the
 //!   session); a paused client receives nothing, fires no timer and does
@@ -99,7 +101,7 @@ use crate::proto::{Op, Reply, SessionEvent, SessionId, Tick, WatchedEvent, Zxid}
 use crate::tree::{DataTree, Txn};
 
 pub use crate::ids::SESSION_ID_BASE;
-pub use client_watches::{ClientWatches, WatchKind, WatchReg};
+pub use client_watches::{ClientWatches, PersistentPaths, WatchKind, WatchReg};
 
 use self::log::CommitLog;
 use cow::CowVec;
@@ -112,7 +114,7 @@ pub use time_shift::ClockRead;
 pub use crate::ids::{ClientId, ServerId};
 pub use enabled::ClientReadiness;
 pub use event::{Event, Fault};
-pub use external::Refusal;
+pub use external::{Refusal, SetWatches};
 
 /// How the ensemble is shaped and what may go wrong.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -213,6 +215,11 @@ pub const MIN_SESSION_TIMEOUT: Tick = 2;
 pub const MAX_SESSION_TIMEOUT: Tick = 20;
 /// ZooKeeper 3.8's default `syncLimit` (5 ticks of `tickTime`).
 pub const DEFAULT_SYNC_LIMIT: Tick = 5;
+/// How often the leader's container reaper runs, in ticks (S35): at every
+/// tick `t` with `t % CONTAINER_CHECK_TICKS == 0`, after expiries. 3.8's
+/// `znode.container.checkIntervalMs` defaults to 60 s, which is 30 ticks of
+/// the default 2 s `tickTime`.
+pub const CONTAINER_CHECK_TICKS: Tick = 30;
 
 /// The whole simulated system. See the crate docs.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

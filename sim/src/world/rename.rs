@@ -23,7 +23,7 @@ use crate::rename::{cached_renamed_hash, Rename, Renaming};
 const SERVER_PART: u64 = 0x5e5e_0000_0000_0001;
 const SLOT_PART: u64 = 0x5105_0000_0000_0002;
 
-use super::client_watches::{ClientWatches, WatchReg};
+use super::client_watches::{ClientWatches, PersistentPaths, WatchReg};
 use super::connection::{Connection, Inbound, Outgoing, Pending};
 use super::log::{CommitLog, Entry, Origin};
 use super::server::Server;
@@ -118,6 +118,18 @@ impl<C: Client> ClientSlot<C> {
                 data: self.watches.data.iter().map(|p| r.text(p)).collect(),
                 exist: self.watches.exist.iter().map(|p| r.text(p)).collect(),
                 child: self.watches.child.iter().map(|p| r.text(p)).collect(),
+                persistent: PersistentPaths {
+                    node: self
+                        .watches
+                        .persistent
+                        .node
+                        .iter()
+                        .map(|p| r.text(p))
+                        .collect(),
+                    recursive: (self.watches.persistent.recursive.iter())
+                        .map(|p| r.text(p))
+                        .collect(),
+                },
             },
             conn: self.conn.renamed(r),
             ..self.clone()

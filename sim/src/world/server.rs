@@ -89,14 +89,24 @@ impl Server {
         watches: &ClientWatches,
     ) -> Vec<WatchedEvent> {
         let list = |set: &BTreeSet<String>| -> Vec<String> { set.iter().cloned().collect() };
-        self.watches.set_watches(
+        let events = self.watches.set_watches(
             session,
             last_zxid,
             &list(&watches.data),
             &list(&watches.exist),
             &list(&watches.child),
             &self.tree,
-        )
+        );
+        // `SetWatches2` (S37): a client with persistent watches sends them
+        // too; they are re-armed without events.
+        if !watches.persistent.is_empty() {
+            self.watches.set_persistent_watches(
+                session,
+                &list(&watches.persistent.node),
+                &list(&watches.persistent.recursive),
+            );
+        }
+        events
     }
 }
 

@@ -113,6 +113,8 @@ impl<C: Client> World<C> {
             })
         };
         self.sessions.live().any(|session| !kept_alive(session))
+            // The container reaper will delete an emptied container (S35).
+            || !self.servers[0].tree().container_candidates().is_empty()
     }
 
     /// A partitioned follower that has given up on the leader: `sync_limit`
@@ -219,9 +221,15 @@ impl<C: Client> World<C> {
                 if let Some(zxid) = zxid {
                     slot.last_zxid = zxid;
                 }
-                // A client library outside the world keeps its own watch memory.
+                let mut reply = reply;
+                // A client library outside the world keeps its own watch
+                // memory (and answers its own NoWatcher).
                 if let (Some(reg), false) = (watch, C::DRIVEN_FROM_OUTSIDE) {
-                    slot.watches.add(reg);
+                    // A removal the server accepted but the library finds
+                    // nothing to remove for fails with `NoWatcher` (S38).
+                    if !slot.watches.add(reg) {
+                        reply = Err(ZkError::NoWatcher);
+                    }
                 }
                 log.push(Happening::Delivered {
                     client,
@@ -233,7 +241,16 @@ impl<C: Client> World<C> {
                 self.call(client, log, |logic, cx| logic.on_reply(op, reply, cx));
             }
             Inbound::Watch(event) => {
+                // The Java client hands an event no watch of its own hears
+                // to nobody (`materialize` finds no watcher): e.g. after
+                // `checkWatches` removed the library's watch but left the
+                // server's (S38). A dead handle's leftover events are still
+                // handed over, as before. A library outside the world does
+                // this itself: it is handed every event its server sent.
                 if !C::DRIVEN_FROM_OUTSIDE {
+                    if slot.link != Link::Dead && !slot.watches.hears(&event) {
+                        return;
+                    }
                     slot.watches.materialize(&event);
                 }
                 log.push(Happening::Delivered {
@@ -337,8 +354,9 @@ impl<C: Client> World<C> {
     /// `sync_limit` ticks closes all its client connections; running
     /// connected clients ping — the leader hears those whose server is not
     /// partitioned (a partitioned follower holds the touches until it is
-    /// healed); and the leader expires every session whose expiry
-    /// bucket has come (S22, [`SessionTracker::overdue`]).
+    /// healed); the leader expires every session whose expiry
+    /// bucket has come (S22, [`SessionTracker::overdue`]); and every
+    /// [`super::CONTAINER_CHECK_TICKS`] ticks the container reaper runs (S35).
     ///
     /// [`SessionTracker::overdue`]: super::session::SessionTracker::overdue
     fn tick(&mut self, log: &mut Vec<Happening<C::Event>>) {
@@ -396,6 +414,9 @@ impl<C: Client> World<C> {
             .overdue(now, self.session_timeout(), &mut overdue);
         for session in overdue {
             self.end_session(session, true, None, log);
+        }
+        if now % super::CONTAINER_CHECK_TICKS == 0 {
+            self.reap_containers(log);
         }
     }
 }

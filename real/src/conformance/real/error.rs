@@ -41,6 +41,9 @@ pub enum ConductorError {
     NeverExpired { session: usize, id: SessionId },
     /// The hidden setup create (the script's root) did not succeed.
     SetupFailed,
+    /// The server's container reaper did not delete a container within
+    /// the step limit (is the test server's `znode.container.checkIntervalMs` short?).
+    NeverReaped { step: usize, path: String },
 }
 
 impl fmt::Display for ConductorError {
@@ -78,6 +81,10 @@ impl fmt::Display for ConductorError {
                 write!(f, "the server never expired s{session} (0x{id:x})")
             }
             ConductorError::SetupFailed => write!(f, "the setup create failed"),
+            ConductorError::NeverReaped { step, path } => write!(
+                f,
+                "step {step}: the server's container reaper never deleted {path}"
+            ),
         }
     }
 }
