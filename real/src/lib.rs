@@ -39,8 +39,8 @@ pub use proxy::FaultProxy;
 pub use run::{drive, drive_blocking};
 pub use run_types::{DriveConfig, DriveError, RealRun};
 pub use server::{
-    TestServer, Unavailable, CLASSPATH_ENV, MAX_SESSION_TIMEOUT, MIN_SESSION_TIMEOUT,
-    SERVER_TICK_MS,
+    four_letter_at, TestServer, Unavailable, CLASSPATH_ENV, MAX_SESSION_TIMEOUT,
+    MIN_SESSION_TIMEOUT, SERVER_TICK_MS,
 };
 
 /// A server for a test, or `None` (after saying so loudly) when ZooKeeper

@@ -255,7 +255,14 @@ fn is_serving(port: u16) -> bool {
 }
 
 pub(crate) fn four_letter(port: u16, word: &str) -> io::Result<String> {
-    let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+    four_letter_at(SocketAddr::from((Ipv4Addr::LOCALHOST, port)), word)
+}
+
+/// Send a four-letter word (`ruok`, `srvr`, `dump`, ...) to the server at
+/// `addr`, on its client port, and read the whole answer. Any server that
+/// speaks ZooKeeper's protocol and its four-letter words will do (the
+/// conformance suite asks `zkserve` the same way as the real server).
+pub fn four_letter_at(addr: SocketAddr, word: &str) -> io::Result<String> {
     let mut stream = TcpStream::connect_timeout(&addr, Duration::from_secs(1))?;
     stream.set_read_timeout(Some(Duration::from_secs(2)))?;
     stream.write_all(word.as_bytes())?;

@@ -157,3 +157,28 @@ async fn a_session_expired_by_the_server_is_told_expired_on_reconnect() {
     assert!(other.check_stat("/gone").await.unwrap().is_none());
     server.stop().await;
 }
+
+/// S36 through the wire: a TTL create (extended types off) is refused
+/// Unimplemented, and, like every failed write, takes a zxid — the next
+/// create's czxid is two past the one before it, as on 3.8.0
+/// (conformance_serve's `S36_ttl_create_is_unimplemented` found serve
+/// answering it without ordering it).
+#[tokio::test]
+async fn a_ttl_create_is_unimplemented_and_takes_a_zxid() {
+    let server = serve(100).await;
+    let client = connect(&server.connect_string(), Duration::from_secs(2)).await;
+    let (before, _) = client.create("/before", b"", &persistent()).await.unwrap();
+    let ttl = zk::CreateMode::Persistent
+        .with_acls(zk::Acls::anyone_all())
+        .with_ttl(Duration::from_secs(1));
+    let refused = client.create("/t", b"", &ttl).await;
+    assert!(
+        matches!(refused, Err(zk::Error::Unimplemented)),
+        "{refused:?}"
+    );
+    let (after, _) = client.create("/after", b"", &persistent()).await.unwrap();
+    assert_eq!(after.czxid, before.czxid + 2);
+    assert!(client.check_stat("/t").await.unwrap().is_none());
+    drop(client);
+    server.stop().await;
+}

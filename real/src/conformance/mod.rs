@@ -184,21 +184,38 @@ pub fn compare(script: &Script, sim: &Observations, real: &Observations) -> Opti
 
 /// The script and both sides' observations, differing lines marked `!!`.
 pub fn side_by_side(script: &Script, sim: &Observations, real: &Observations) -> String {
+    columns(script, &[("simulator", sim), ("real", real)])
+}
+
+/// The script and any number of sides' observations (name, observations),
+/// one line per side and observation; `!!` marks the observations on which
+/// the sides do not all agree, `—` a side that has none there.
+pub fn columns(script: &Script, sides: &[(&str, &Observations)]) -> String {
     let mut out = script.listing();
-    for session in 0..sim.len().max(real.len()) {
-        let empty = Vec::new();
-        let s = sim.get(session).unwrap_or(&empty);
-        let r = real.get(session).unwrap_or(&empty);
-        out.push_str(&format!("session {session}: simulator | real\n"));
-        for i in 0..s.len().max(r.len()) {
-            let left = s.get(i).map_or("—".to_string(), |o| format!("{o}"));
-            let right = r.get(i).map_or("—".to_string(), |o| format!("{o}"));
-            let mark = if left == right { "   " } else { "!! " };
-            out.push_str(&format!(
-                "  {mark}{left}\n  {mark}{:>w$}| {right}\n",
-                "",
-                w = 0
-            ));
+    let names: Vec<&str> = sides.iter().map(|(name, _)| *name).collect();
+    let width = names.iter().map(|n| n.len()).max().unwrap_or(0);
+    let sessions = sides.iter().map(|(_, o)| o.len()).max().unwrap_or(0);
+    let empty = Vec::new();
+    for session in 0..sessions {
+        out.push_str(&format!("session {session}: {}\n", names.join(" | ")));
+        let lists: Vec<&Vec<Obs>> = sides
+            .iter()
+            .map(|(_, o)| o.get(session).unwrap_or(&empty))
+            .collect();
+        let rows = lists.iter().map(|l| l.len()).max().unwrap_or(0);
+        for i in 0..rows {
+            let cells: Vec<String> = lists
+                .iter()
+                .map(|l| l.get(i).map_or("—".to_string(), |o| format!("{o}")))
+                .collect();
+            let mark = if cells.iter().all(|c| *c == cells[0]) {
+                "   "
+            } else {
+                "!! "
+            };
+            for (name, cell) in names.iter().zip(&cells) {
+                out.push_str(&format!("  {mark}{name:>width$}: {cell}\n"));
+            }
         }
     }
     out

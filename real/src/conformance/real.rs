@@ -47,7 +47,7 @@ use super::sim::{base_zxid, strip_setup};
 use super::{normalize, Action, Observations, Script, SETUP};
 use crate::ops::{self, Answer, WatchClass};
 use crate::wakeset::WakeSet;
-use crate::{FaultProxy, TestServer};
+use crate::{four_letter_at, FaultProxy};
 
 /// The session timeout asked for a session the script expires: short, so
 /// the server gives up on it quickly once the network is silent.
@@ -113,8 +113,9 @@ struct Slot {
     seen: Vec<Seen>,
 }
 
-struct Conductor<'s> {
-    server: &'s TestServer,
+struct Conductor {
+    /// The server every session's proxy relays to; it answers `dump`.
+    upstream: SocketAddr,
     slots: Vec<Slot>,
     set: WakeSet<Outcome>,
     next_key: u64,
@@ -146,18 +147,18 @@ impl fmt::Display for Done {
     }
 }
 
-/// Run `script` (already rooted at `root`) on `server`.
+/// Run `script` (already rooted at `root`) on the server at `upstream`:
+/// the real one (`TestServer`) or any other that speaks ZooKeeper 3.8's
+/// protocol and answers the four-letter word `dump` on the same port
+/// (`zkserve`). One server, not an ensemble: every session's proxy relays
+/// to it.
 pub async fn run(
     script: &Script,
     root: &str,
-    server: &TestServer,
+    upstream: SocketAddr,
 ) -> Result<Observations, ConductorError> {
-    let upstream: SocketAddr = server
-        .connect_string()
-        .parse()
-        .map_err(ConductorError::Address)?;
     let mut conductor = Conductor {
-        server,
+        upstream,
         slots: Vec::new(),
         set: WakeSet::default(),
         next_key: 0,
@@ -229,7 +230,7 @@ pub async fn run(
     Ok(normalize(&strip_setup(seen), &frame))
 }
 
-impl Conductor<'_> {
+impl Conductor {
     fn proxy(&self, k: usize) -> &FaultProxy {
         &self.slots[k].proxy
     }
@@ -499,10 +500,15 @@ impl Conductor<'_> {
         let deadline = tokio::time::Instant::now() + STEP_LIMIT;
         // Wait for the server to drop the session from its tracker.
         loop {
-            let dump = self
-                .server
-                .four_letter("dump")
-                .map_err(ConductorError::Dump)?;
+            let dump = four_letter_at(self.upstream, "dump").map_err(ConductorError::Dump)?;
+            // A server that does not know the word closes the connection
+            // unanswered: that must not read as "the session is gone".
+            if dump.trim().is_empty() {
+                return Err(ConductorError::Dump(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    "no answer to `dump` (does the server know four-letter words?)",
+                )));
+            }
             if !dump.contains(&id) {
                 break;
             }

@@ -16,7 +16,7 @@ use proptest::test_runner::{Config, FileFailurePersistence, TestCaseError, TestR
 use zkreal::conformance::{Action, Script};
 use zksim::{CreateMode, Op};
 
-use crate::Bench;
+use super::bench::Bench;
 
 /// Cases per run: enough to mix every op with every other on a few paths,
 /// few enough to keep the whole suite well under a minute.
@@ -251,7 +251,7 @@ fn episode_steps(
 }
 
 /// Run the generated cases; returns how many scripts ran.
-pub fn run(bench: &mut Bench<'_>) -> usize {
+pub fn run(bench: &mut Bench) -> usize {
     let config = Config {
         cases: CASES,
         failure_persistence: Some(Box::new(FileFailurePersistence::Direct(concat!(

@@ -1,6 +1,7 @@
 //! Herd agreement: the registered `naive` and `sequential` locks with
-//! N = 2, 4, 8 clients, fault-free, one round each, on the simulator and on
-//! the real server; the herd figures must agree.
+//! N = 2, 4, 8 clients, fault-free, one round each, on the bench's two
+//! sides (the simulator and the real server, or the real server and
+//! `zkserve`); the herd figures must agree.
 //!
 //! "Agree" means: the multiset of wakeups per release, hence its max and
 //! mean, is the same on both sides. Why that is sound although the two
@@ -14,12 +15,12 @@
 //! take turns (round robin over the enabled client events), and time ticks
 //! only when no client can move, as on an idle real server.
 
-use zkreal::{drive_blocking, DriveConfig, TestServer};
+use zkreal::{drive_blocking, DriveConfig};
 use zkrecipes::figures::LockFigures;
 use zkrecipes::{registry, AnyRecipe, AppEvent, RecipeParams, Workload};
 use zksim::{Config, Event, Happening, World};
 
-use crate::Bench;
+use super::bench::{Bench, Side};
 
 const SIZES: [usize; 3] = [2, 4, 8];
 const RECIPES: [&str; 2] = ["naive", "sequential"];
@@ -84,55 +85,75 @@ fn simulate(clients: Vec<AnyRecipe>) -> Result<Vec<Happening<AppEvent>>, String>
     Err("simulation did not finish".into())
 }
 
-fn agree(name: &str, n: usize, sim: &LockFigures, real: &LockFigures) -> Result<(), String> {
-    let mut s = sim.wakeups_per_release.clone();
-    let mut r = real.wakeups_per_release.clone();
+/// Whether the figures of both sides (`names`: left, right) agree.
+fn agree(
+    name: &str,
+    n: usize,
+    names: (&str, &str),
+    a: &LockFigures,
+    b: &LockFigures,
+) -> Result<(), String> {
+    let (left, right) = names;
+    let mut s = a.wakeups_per_release.clone();
+    let mut r = b.wakeups_per_release.clone();
     s.sort_unstable();
     r.sort_unstable();
     let expected_max = if name == "naive" { n - 1 } else { 1.min(n - 1) };
     let ok = s == r
-        && sim.acquisitions == n
-        && real.acquisitions == n
-        && sim.max_wakeups_per_release() == expected_max
-        && real.max_wakeups_per_release() == expected_max;
+        && a.acquisitions == n
+        && b.acquisitions == n
+        && a.max_wakeups_per_release() == expected_max
+        && b.max_wakeups_per_release() == expected_max;
     if ok {
         Ok(())
     } else {
         Err(format!(
-            "{name} N={n}: wakeups per release (sorted) sim {s:?} real {r:?}; \
-             max sim {} real {} (expected {expected_max}); mean sim {:.2} real {:.2}\n\
-             sim {sim:?}\nreal {real:?}",
-            sim.max_wakeups_per_release(),
-            real.max_wakeups_per_release(),
-            sim.mean_wakeups_per_release(),
-            real.mean_wakeups_per_release(),
+            "{name} N={n}: wakeups per release (sorted) {left} {s:?} {right} {r:?}; \
+             max {left} {} {right} {} (expected {expected_max}); \
+             mean {left} {:.2} {right} {:.2}\n\
+             {left} {a:?}\n{right} {b:?}",
+            a.max_wakeups_per_release(),
+            b.max_wakeups_per_release(),
+            a.mean_wakeups_per_release(),
+            b.mean_wakeups_per_release(),
         ))
     }
 }
 
-fn compare(name: &str, n: usize, server: &TestServer, tag: usize) -> Result<(), String> {
-    let root = format!("/herd-{name}-{n}-{tag}");
-    let sim_log = simulate(clients(name, n, &root)?)?;
-    let config = DriveConfig::new(server.connect_string());
-    let run = drive_blocking(clients(name, n, &root)?, &config).map_err(|e| e.to_string())?;
-    if !run.finished {
-        return Err(format!("{name} N={n}: the real run did not finish"));
+/// The lock's herd figures on one side.
+fn figures(side: &Side, name: &str, n: usize, root: &str) -> Result<LockFigures, String> {
+    match side {
+        Side::Simulator => Ok(LockFigures::from_log(&simulate(clients(name, n, root)?)?)),
+        Side::Server { name: server, addr } => {
+            let config = DriveConfig::new(addr.to_string());
+            let run =
+                drive_blocking(clients(name, n, root)?, &config).map_err(|e| e.to_string())?;
+            if !run.finished {
+                return Err(format!("{name} N={n}: the run on {server} did not finish"));
+            }
+            Ok(LockFigures::from_log(&run.log))
+        }
     }
-    let sim = LockFigures::from_log(&sim_log);
-    let real = LockFigures::from_log(&run.log);
+}
+
+fn compare(bench: &Bench, name: &str, n: usize, tag: usize) -> Result<(), String> {
+    let root = format!("/herd-{name}-{n}-{tag}");
+    let left = figures(&bench.left, name, n, &root)?;
+    let right = figures(&bench.right, name, n, &root)?;
+    let names = (bench.left.name(), bench.right.name());
     eprintln!(
-        "herd {name} N={n}: wakeups per release sim {:?} real {:?}",
-        sim.wakeups_per_release, real.wakeups_per_release
+        "herd {name} N={n}: wakeups per release {} {:?} {} {:?}",
+        names.0, left.wakeups_per_release, names.1, right.wakeups_per_release
     );
-    agree(name, n, &sim, &real)
+    agree(name, n, names, &left, &right)
 }
 
 /// Run every comparison; returns how many ran.
-pub fn run(bench: &mut Bench<'_>, server: &TestServer) -> usize {
+pub fn run(bench: &mut Bench) -> usize {
     let mut ran = 0;
     for name in RECIPES {
         for n in SIZES {
-            let result = compare(name, n, server, ran);
+            let result = compare(bench, name, n, ran);
             bench.record(&format!("herd {name} N={n}"), result);
             ran += 1;
         }

@@ -1,5 +1,6 @@
 //! Scripts and extra comparisons for the `conformance` test binary.
 
+pub mod bench;
 pub mod checks;
 pub mod generated;
 pub mod herd;

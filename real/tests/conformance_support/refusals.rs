@@ -11,8 +11,8 @@
 use zkreal::conformance::real::ConductorError;
 use zkreal::conformance::{self, Script};
 
+use super::bench::Bench;
 use super::ops::*;
-use crate::Bench;
 
 /// Run the refusal scripts; returns how many ran.
 pub fn run(bench: &mut Bench) -> usize {
@@ -33,8 +33,8 @@ pub fn run(bench: &mut Bench) -> usize {
     1
 }
 
-/// `Ok` when the simulator refuses `script` and the real conductor refuses
-/// it with an error `expected` accepts.
+/// `Ok` when the simulator refuses `script` and the conductor refuses it
+/// on every server side with an error `expected` accepts.
 fn refuse(
     bench: &Bench,
     script: &Script,
@@ -45,11 +45,16 @@ fn refuse(
     if let Ok(seen) = conformance::sim::run(&rooted, &root) {
         return Err(format!("the simulator played it: {seen:?}"));
     }
-    match bench.run_real(&rooted, &root) {
-        Ok(seen) => Err(format!("the real conductor played it: {seen:?}")),
-        Err(e) if expected(&e) => Ok(()),
-        Err(e) => Err(format!(
-            "the real conductor refused it for another reason: {e}"
-        )),
+    for (name, addr) in bench.servers() {
+        match bench.run_server(addr, &rooted, &root) {
+            Ok(seen) => return Err(format!("the conductor played it on {name}: {seen:?}")),
+            Err(e) if expected(&e) => {}
+            Err(e) => {
+                return Err(format!(
+                    "the conductor refused it on {name} for another reason: {e}"
+                ))
+            }
+        }
     }
+    Ok(())
 }

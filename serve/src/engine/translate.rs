@@ -92,8 +92,35 @@ pub fn plan(opcode: i32, request: Request) -> Plan {
                 Err(err) => Plan::Error(err),
             }
         }
-        // Extended types (TTL) are off by default: `PrepRequestProcessor`
-        // answers Unimplemented before looking further.
+        // Extended types (TTL) are off by default: `validateCreateRequest`
+        // fails a TTL create Unimplemented, the server's first check, and
+        // like every failed write it takes a zxid (S36): the world orders
+        // it. The TTL itself cannot matter then; it is kept in the range
+        // the client library checks (1..=0xFFFFFFFFFF ms).
+        (
+            op::CREATE_TTL,
+            Request::CreateTtl {
+                path,
+                data,
+                acl,
+                flags: flags @ (5 | 6),
+                ttl,
+            },
+        ) if !acl.is_empty() => {
+            let ttl_ms = ttl.clamp(1, 0xFF_FFFF_FFFF);
+            let mode = if flags == 5 {
+                CreateMode::PersistentWithTtl { ttl_ms }
+            } else {
+                CreateMode::PersistentSequentialWithTtl { ttl_ms }
+            };
+            let null = data.is_none();
+            let op = Op::Create {
+                path,
+                data: data.unwrap_or_default(),
+                mode,
+            };
+            writing(world(op, Shape::Create2), vec![null])
+        }
         (op::CREATE_TTL, Request::CreateTtl { .. }) => Plan::Error(ZkError::Unimplemented.code()),
         (op::DELETE, Request::Delete { path, version }) => {
             world(Op::Delete { path, version }, Shape::Delete)

@@ -15,8 +15,6 @@ use crate::wire::MultiReply;
 /// play), never a difference from the simulator: those are observations.
 #[derive(Debug)]
 pub enum ConductorError {
-    /// The server's connect string is not an address.
-    Address(std::net::AddrParseError),
     /// The fault proxy of a session could not start.
     Proxy { session: usize, source: io::Error },
     /// A session could not connect.
@@ -51,7 +49,6 @@ pub enum ConductorError {
 impl fmt::Display for ConductorError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ConductorError::Address(e) => write!(f, "server address: {e}"),
             ConductorError::Proxy { session, source } => {
                 write!(f, "s{session}'s fault proxy did not start: {source}")
             }
@@ -95,7 +92,6 @@ impl fmt::Display for ConductorError {
 impl std::error::Error for ConductorError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            ConductorError::Address(e) => Some(e),
             ConductorError::Proxy { source, .. } | ConductorError::Dump(source) => Some(source),
             ConductorError::Connect { source, .. } => Some(source),
             _ => None,

@@ -11,7 +11,7 @@ use super::{Conductor, ConductorError, Done, Hold, Link, STEP_LIMIT};
 use crate::wire::OP_ERROR;
 use crate::FaultProxy;
 
-impl Conductor<'_> {
+impl Conductor {
     /// A multi's reply as the server sent it: the library keeps only a
     /// failed multi's failing op, so its per-op codes come from the proxy.
     /// A successful multi's reply is checked against the wire too (same

@@ -7,7 +7,7 @@ use zookeeper_client as zk;
 
 use super::{Conductor, ConductorError, Done, Outcome, STEP_LIMIT};
 
-impl Conductor<'_> {
+impl Conductor {
     /// Wait for the next event of a persistent watcher. Each server
     /// notification it hears is recorded once; scripts keep one library
     /// watcher per path and session (a one-shot and a persistent watcher
