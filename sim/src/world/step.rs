@@ -114,7 +114,7 @@ impl<C: Client> World<C> {
         };
         self.sessions.live().any(|session| !kept_alive(session))
             // The container reaper will delete an emptied container (S35).
-            || !self.servers[0].tree().container_candidates().is_empty()
+            || self.servers[0].tree().has_container_candidate()
     }
 
     /// A partitioned follower that has given up on the leader: `sync_limit`
