@@ -1,227 +1,41 @@
 //! kazoo 2.11 against both servers — the real ZooKeeper 3.8 server
 //! (`real::…`) and `zkcheck serve` (`serve::…`), the same checks: the basic
 //! session, a `Lock` (and its twin that ignores LOST), an `Election`, and
-//! an expiry seen as SUSPENDED then LOST.
+//! an expiry seen as SUSPENDED then LOST. The checks are Curator's too
+//! (`common/library.rs`).
 
 mod common;
 
-use std::time::Duration;
+use common::library::{library_tests, Apps, Library};
+use zkapps::{require, Kazoo};
 
-use common::*;
-use zkapps::{named, require, states, Kazoo};
-
-fn kazoo() -> Option<Kazoo> {
-    require(Kazoo::find())
-}
-
-fn session_creates_reads_writes_and_sees_its_watches_fire(target: &Target) {
-    let Some(kazoo) = kazoo() else {
-        return;
+fn library() -> Option<Library> {
+    let kazoo = require(Kazoo::find())?;
+    let apps = Apps {
+        session: "session.py",
+        lock: "lock.py",
+        election: "election.py",
+        expiry: "expiry.py",
     };
-    let root = unique("kazoo-session");
-    let done = kazoo
-        .app("session.py", &target.connect_string())
-        .args(["--root", &root])
-        .run(APP_LIMIT)
-        .unwrap();
-    done.expect_success();
-    assert_eq!(
-        without_sessions(&done),
-        expected_session_events(&root),
-        "{}",
-        done.story()
-    );
-}
-
-fn lock_guards_version_checked_increments(target: &Target) {
-    let Some(kazoo) = kazoo() else {
-        return;
-    };
-    let base = unique("kazoo-lock");
-    let done = kazoo
-        .app("lock.py", &target.connect_string())
-        .args(["--threads", "3", "--increments", "5"])
-        .args([
-            "--lock",
-            &format!("{base}/L"),
-            "--resource",
-            &format!("{base}/R"),
-        ])
-        .run(APP_LIMIT)
-        .unwrap();
-    check_clean_lock_run(&done, 15);
-}
-
-fn lock_twin_ignoring_lost_runs_the_same_without_faults(target: &Target) {
-    let Some(kazoo) = kazoo() else {
-        return;
-    };
-    let base = unique("kazoo-lock-twin");
-    let done = kazoo
-        .app("lock.py", &target.connect_string())
-        .args(["--threads", "3", "--increments", "5", "--ignore-lost"])
-        .args([
-            "--lock",
-            &format!("{base}/L"),
-            "--resource",
-            &format!("{base}/R"),
-        ])
-        .run(APP_LIMIT)
-        .unwrap();
-    check_clean_lock_run(&done, 15);
-}
-
-fn election_gives_each_candidate_one_exclusive_turn(target: &Target) {
-    let Some(kazoo) = kazoo() else {
-        return;
-    };
-    let base = unique("kazoo-election");
-    let done = kazoo
-        .app("election.py", &target.connect_string())
-        .args(["--candidates", "3", "--path", &format!("{base}/E")])
-        .args(["--resource", &format!("{base}/work")])
-        .run(APP_LIMIT)
-        .unwrap();
-    check_election(&done, 3);
-}
-
-fn expiry_is_seen_as_suspended_then_lost(target: &Target) {
-    let Some(kazoo) = kazoo() else {
-        return;
-    };
-    let proxy = target.proxy();
-    let mut app = kazoo
-        .app("expiry.py", &proxy.connect_string())
-        .args(["--session-timeout-ms", &EXPIRING_SESSION_MS.to_string()])
-        .args(["--path", &unique("kazoo-expiry")])
-        .spawn()
-        .unwrap();
-    let session = app
-        .wait_for("session", EARLY_LIMIT, |e| e["ev"] == "session")
-        .unwrap();
-    app.wait_for("ready", EARLY_LIMIT, |e| e["ev"] == "ready")
-        .unwrap();
-    expire(target, &proxy, &session_id(&session));
-    let done = app.finish(APP_LIMIT).unwrap();
-    // kazoo opens a new session after LOST: CONNECTED.
-    check_expiry(&done, &["SUSPENDED", "LOST", "CONNECTED"]);
-}
-
-/// Run the lock app with one worker whose first hold of the lock is long,
-/// expire its session while it holds the lock, and return the run.
-fn lock_expired_while_held(target: &Target, ignore_lost: bool) -> Option<zkapps::Finished> {
-    let kazoo = kazoo()?;
-    let proxy = target.proxy();
-    let base = unique(if ignore_lost {
-        "kazoo-held-twin"
-    } else {
-        "kazoo-held"
-    });
-    let mut command = kazoo
-        .app("lock.py", &proxy.connect_string())
-        .args(["--threads", "1", "--increments", "2", "--hold-ms", "6000"])
-        .args(["--session-timeout-ms", &EXPIRING_SESSION_MS.to_string()])
-        .args([
-            "--lock",
-            &format!("{base}/L"),
-            "--resource",
-            &format!("{base}/R"),
-        ]);
-    if ignore_lost {
-        command = command.arg("--ignore-lost");
-    }
-    let mut app = command.spawn().unwrap();
-    let session = app
-        .wait_for("session", EARLY_LIMIT, |e| e["ev"] == "session")
-        .unwrap();
-    // The worker holds the lock and has read the resource: it is in its hold.
-    app.wait_for("read", EARLY_LIMIT, |e| e["ev"] == "read")
-        .unwrap();
-    expire(target, &proxy, &session_id(&session));
-    Some(app.finish(APP_LIMIT).unwrap())
-}
-
-fn lock_holder_stops_work_when_its_session_is_lost(target: &Target) {
-    let Some(done) = lock_expired_while_held(target, false) else {
-        return;
-    };
-    done.expect_success();
-    let story = done.story();
-    let hold = first_hold(&done);
-    assert!(states(hold, None).contains(&"LOST".to_string()), "{story}");
-    assert_eq!(named(hold, "abandon").len(), 1, "{story}");
-    assert!(named(hold, "write").is_empty(), "{story}");
-    // It went on, under a lock taken again, to do both increments.
-    assert_eq!(named(&done.events, "final")[0]["increments"], 2, "{story}");
-}
-
-fn lock_twin_ignoring_lost_writes_after_its_session_is_gone(target: &Target) {
-    let Some(done) = lock_expired_while_held(target, true) else {
-        return;
-    };
-    done.expect_success();
-    let story = done.story();
-    let hold = first_hold(&done);
-    let lost = hold
-        .iter()
-        .position(|e| e["ev"] == "state" && e["state"] == "LOST")
-        .unwrap_or_else(|| panic!("no LOST while the lock was held:\n{story}"));
-    // The write the lock no longer guards: after LOST, before release.
-    assert_eq!(named(&hold[lost..], "write").len(), 1, "{story}");
-    assert!(named(hold, "abandon").is_empty(), "{story}");
+    // kazoo opens a new session after LOST and says CONNECTED.
+    let launch = move |app: &str, connect: &str| kazoo.app(app, connect);
+    Some(Library::new("kazoo", launch, apps, "CONNECTED"))
 }
 
 #[test]
 fn a_hanging_app_is_killed() {
-    let Some(kazoo) = kazoo() else {
-        return;
-    };
-    // Nothing listens on this port: the app keeps trying to connect.
-    let started = std::time::Instant::now();
-    let err = kazoo
-        .app("session.py", &closed_port())
-        .run(Duration::from_secs(2))
-        .unwrap_err();
-    assert!(matches!(err, zkapps::AppError::TimedOut { .. }), "{err}");
-    assert!(started.elapsed() < Duration::from_secs(10));
+    if let Some(lib) = library() {
+        common::library::a_hanging_app_is_killed(&lib);
+    }
 }
 
-/// The other direction: a dropped connection is not an expiry. The
-/// session survives, the library reports SUSPENDED then CONNECTED, never
-/// LOST, and the observer, waiting for a LOST that never comes, gives up
-/// at its deadline with exit 1 — so the expiry checks above can fail.
-fn a_dropped_connection_is_suspended_then_reconnected_not_lost(target: &Target) {
-    let Some(kazoo) = kazoo() else {
-        return;
-    };
-    let proxy = target.proxy();
-    let mut app = kazoo
-        .app("expiry.py", &proxy.connect_string())
-        .args(["--session-timeout-ms", "4000", "--deadline-s", "5"])
-        .args(["--path", &unique("kazoo-drop")])
-        .spawn()
-        .unwrap();
-    app.wait_for("ready", EARLY_LIMIT, |e| e["ev"] == "ready")
-        .unwrap();
-    proxy.drop_connections();
-    let done = app.finish(APP_LIMIT).unwrap();
-    let story = done.story();
-    assert_eq!(done.status.code(), Some(1), "{story}");
-    assert_eq!(
-        after_first_connect(states(&done.events, None)),
-        ["SUSPENDED", "CONNECTED"],
-        "{story}"
-    );
-    assert!(named(&done.events, "new_session").is_empty(), "{story}");
-}
-
-on_both_servers!(
-    session_creates_reads_writes_and_sees_its_watches_fire,
-    lock_guards_version_checked_increments,
-    lock_twin_ignoring_lost_runs_the_same_without_faults,
-    election_gives_each_candidate_one_exclusive_turn,
-    expiry_is_seen_as_suspended_then_lost,
-    lock_holder_stops_work_when_its_session_is_lost,
-    lock_twin_ignoring_lost_writes_after_its_session_is_gone,
-    a_dropped_connection_is_suspended_then_reconnected_not_lost,
+library_tests!(
+    session_creates_reads_writes_and_sees_its_watches_fire => session_creates_reads_writes_and_sees_its_watches_fire,
+    lock_guards_version_checked_increments => lock_guards_version_checked_increments(false),
+    lock_twin_ignoring_lost_runs_the_same_without_faults => lock_guards_version_checked_increments(true),
+    election_gives_each_candidate_one_exclusive_turn => election_gives_each_candidate_one_exclusive_turn,
+    expiry_is_seen_as_suspended_then_lost => expiry_is_seen_as_suspended_then_lost,
+    lock_holder_stops_work_when_its_session_is_lost => lock_holder_stops_work_when_its_session_is_lost,
+    lock_twin_ignoring_lost_writes_after_its_session_is_gone => lock_twin_writes_after_its_session_is_gone,
+    a_dropped_connection_is_suspended_then_reconnected_not_lost => a_dropped_connection_is_suspended_then_reconnected_not_lost,
 );
