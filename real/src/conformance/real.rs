@@ -94,6 +94,24 @@ pub enum Link {
     Closed,
 }
 
+impl Link {
+    /// What a state the library reports means for a script: the session
+    /// event the Java client would hand its watcher (none for a close) and
+    /// the link after it; `None` for a read-only connection, which no
+    /// script asks for (the conductor only waits for the next state).
+    pub fn after(state: zk::SessionState) -> Option<(Option<SessionEvent>, Link)> {
+        Some(match state {
+            zk::SessionState::Disconnected => {
+                (Some(SessionEvent::Disconnected), Link::Disconnected)
+            }
+            zk::SessionState::SyncConnected => (Some(SessionEvent::SyncConnected), Link::Connected),
+            zk::SessionState::Expired => (Some(SessionEvent::Expired), Link::Expired),
+            zk::SessionState::Closed | zk::SessionState::AuthFailed => (None, Link::Closed),
+            zk::SessionState::ConnectedReadOnly => return None,
+        })
+    }
+}
+
 /// What the script holds on a session's connection.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Hold {
@@ -340,19 +358,9 @@ impl Conductor {
                 state,
                 watcher,
             } => {
-                let (event, link) = match state {
-                    zk::SessionState::Disconnected => {
-                        (Some(SessionEvent::Disconnected), Link::Disconnected)
-                    }
-                    zk::SessionState::SyncConnected => {
-                        (Some(SessionEvent::SyncConnected), Link::Connected)
-                    }
-                    zk::SessionState::Expired => (Some(SessionEvent::Expired), Link::Expired),
-                    zk::SessionState::Closed | zk::SessionState::AuthFailed => (None, Link::Closed),
-                    zk::SessionState::ConnectedReadOnly => {
-                        self.push_state(session, watcher);
-                        return;
-                    }
+                let Some((event, link)) = Link::after(state) else {
+                    self.push_state(session, watcher);
+                    return;
                 };
                 let slot = &mut self.slots[session];
                 if let Some(event) = event {

@@ -27,11 +27,12 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::time::Duration;
 
-use zksim::{Op, SessionEvent, SessionId};
+use zksim::{Op, SessionId};
 use zookeeper_client as zk;
 
 use super::script::{normalize_steps, EnsembleScript, Observed, Raw, Role, ROOT};
 use super::{Ensemble, ENSEMBLE_TICK_MS, MEMBERS};
+use crate::conformance::real::Link;
 use crate::conformance::{Seen, SETUP};
 use crate::ops::{self, Answer, WatchClass};
 use crate::wakeset::WakeSet;
@@ -80,14 +81,6 @@ enum Outcome {
         state: zk::SessionState,
         watcher: zk::StateWatcher,
     },
-}
-
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Link {
-    Connected,
-    Disconnected,
-    Expired,
-    Closed,
 }
 
 /// What a handled outcome completed.
@@ -342,19 +335,9 @@ impl Conductor<'_> {
                 state,
                 watcher,
             } => {
-                let (event, link) = match state {
-                    zk::SessionState::Disconnected => {
-                        (Some(SessionEvent::Disconnected), Link::Disconnected)
-                    }
-                    zk::SessionState::SyncConnected => {
-                        (Some(SessionEvent::SyncConnected), Link::Connected)
-                    }
-                    zk::SessionState::Expired => (Some(SessionEvent::Expired), Link::Expired),
-                    zk::SessionState::Closed | zk::SessionState::AuthFailed => (None, Link::Closed),
-                    zk::SessionState::ConnectedReadOnly => {
-                        self.push_state(session, watcher);
-                        return;
-                    }
+                let Some((event, link)) = Link::after(state) else {
+                    self.push_state(session, watcher);
+                    return;
                 };
                 if let Some(event) = event {
                     self.record(session, Seen::Session(event));
