@@ -82,6 +82,16 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
+/// A read that sets a watch.
+fn watched() -> impl Strategy<Value = Op> {
+    read().prop_map(|op| match op {
+        Op::Exists { path, .. } => Op::Exists { path, watch: true },
+        Op::GetData { path, .. } => Op::GetData { path, watch: true },
+        Op::GetChildren { path, .. } => Op::GetChildren { path, watch: true },
+        other => other,
+    })
+}
+
 fn is_read(op: &Op) -> bool {
     matches!(
         op,
@@ -94,16 +104,22 @@ fn is_read(op: &Op) -> bool {
 #[derive(Clone, Debug)]
 pub enum Gen {
     Op(usize, Op),
-    /// Follower `1 + r % 2` lags while `ops` run, then catches up.
+    /// Follower `1 + r % 2` lags: a session there may set a watch with
+    /// `watch`, a session elsewhere makes `write`, then `ops` run (stale
+    /// reads and `sync`s there), and the follower catches up.
     Lag {
         r: usize,
+        watch: Option<Op>,
+        write: Op,
         ops: Vec<(usize, Op)>,
     },
-    /// A partition healed after `sleep` ticks (scripts with `syncLimit` 50),
-    /// or past `syncLimit` with every session there moving to `to`
-    /// (scripts with `syncLimit` 5).
+    /// A partition healed after `sleep` ticks, with `watch`, `write` and
+    /// `ops` as in a lag (scripts with `syncLimit` 50), or past `syncLimit`
+    /// with every session there moving to `to` (scripts with `syncLimit` 5).
     Partition {
         r: usize,
+        watch: Option<Op>,
+        write: Op,
         ops: Vec<(usize, Op)>,
         sleep: u64,
         to: usize,
@@ -128,9 +144,12 @@ fn gen() -> impl Strategy<Value = Gen> {
     let ops = || prop::collection::vec((0..SESSIONS, op()), 1..4);
     prop_oneof![
         6 => (0..SESSIONS, op()).prop_map(|(k, op)| Gen::Op(k, op)),
-        2 => (0..2usize, ops()).prop_map(|(r, ops)| Gen::Lag { r, ops }),
-        2 => (0..2usize, ops(), 0..5u64, 0..3usize)
-            .prop_map(|(r, ops, sleep, to)| Gen::Partition { r, ops, sleep, to }),
+        2 => (0..2usize, prop::option::of(watched()), write(), ops())
+            .prop_map(|(r, watch, write, ops)| Gen::Lag { r, watch, write, ops }),
+        2 => (0..2usize, prop::option::of(watched()), write(), ops(), 0..5u64, 0..3usize)
+            .prop_map(|(r, watch, write, ops, sleep, to)| Gen::Partition {
+                r, watch, write, ops, sleep, to
+            }),
         2 => (0..SESSIONS, 0..3usize, prop::option::of(write()))
             .prop_map(|(k, to, lost)| Gen::Move { k, to, lost }),
         1 => (0..SESSIONS, 1..SESSIONS, 0..3usize)
@@ -166,6 +185,20 @@ impl Builder {
         self.alive[k].then_some(k)
     }
 
+    /// The start of a lag or short partition of follower `r`: a session
+    /// there sets `watch` (it fires when `r` applies, S19), and a session
+    /// elsewhere makes `write`, which `r` does not have yet (S28).
+    fn cut_off_episode(&mut self, r: usize, watch: &Option<Op>, write: &Op) {
+        let there = (0..SESSIONS).find(|&k| self.alive[k] && self.at[k] == r);
+        let elsewhere = (0..SESSIONS).find(|&k| self.alive[k] && self.at[k] != r);
+        if let (Some(k), Some(watch)) = (there, watch) {
+            self.push(Step::Op(k, watch.clone()));
+        }
+        if let Some(k) = elsewhere {
+            self.push(Step::Op(k, write.clone()));
+        }
+    }
+
     fn episode(&mut self, gen: &Gen) {
         match gen {
             Gen::Op(k, op) => {
@@ -173,9 +206,15 @@ impl Builder {
                     self.push(Step::Op(k, op.clone()));
                 }
             }
-            Gen::Lag { r, ops } if !self.long => {
+            Gen::Lag {
+                r,
+                watch,
+                write,
+                ops,
+            } if !self.long => {
                 let r = 1 + r % 2;
                 self.push(Step::Lag(r));
+                self.cut_off_episode(r, watch, write);
                 let mut pending = [false; SESSIONS];
                 for (k, op) in ops {
                     let Some(k) = self.live(*k) else { continue };
@@ -191,7 +230,14 @@ impl Builder {
                 }
                 self.push(Step::Unlag(r));
             }
-            Gen::Partition { r, ops, sleep, to } => {
+            Gen::Partition {
+                r,
+                watch,
+                write,
+                ops,
+                sleep,
+                to,
+            } => {
                 let r = 1 + r % 2;
                 self.push(Step::Partition(r));
                 if self.long {
@@ -204,6 +250,7 @@ impl Builder {
                         }
                     }
                 } else {
+                    self.cut_off_episode(r, watch, write);
                     for (k, op) in ops {
                         let Some(k) = self.live(*k) else { continue };
                         if self.at[k] != r || is_read(op) {
@@ -264,6 +311,17 @@ pub fn script(long: bool, gens: &[Gen]) -> EnsembleScript {
         long,
         silences: 0,
     };
+    // Some nodes to read, watch, change and delete.
+    for path in ["/t/a", "/t/b"] {
+        b.push(Step::Op(
+            0,
+            Op::Create {
+                path: path.into(),
+                data: Vec::new(),
+                mode: CreateMode::Persistent,
+            },
+        ));
+    }
     for gen in gens {
         b.episode(gen);
     }
