@@ -82,6 +82,19 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
+/// The write made while a follower is cut off: half of the time one that
+/// always succeeds (a new sequential node), so that its stale reads show.
+fn cut_off_write() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        write(),
+        Just(Op::Create {
+            path: "/t/w-".into(),
+            data: b"w".to_vec(),
+            mode: CreateMode::PersistentSequential,
+        }),
+    ]
+}
+
 /// A read that sets a watch.
 fn watched() -> impl Strategy<Value = Op> {
     read().prop_map(|op| match op {
@@ -144,9 +157,9 @@ fn gen() -> impl Strategy<Value = Gen> {
     let ops = || prop::collection::vec((0..SESSIONS, op()), 1..4);
     prop_oneof![
         6 => (0..SESSIONS, op()).prop_map(|(k, op)| Gen::Op(k, op)),
-        2 => (0..2usize, prop::option::of(watched()), write(), ops())
+        2 => (0..2usize, prop::option::of(watched()), cut_off_write(), ops())
             .prop_map(|(r, watch, write, ops)| Gen::Lag { r, watch, write, ops }),
-        2 => (0..2usize, prop::option::of(watched()), write(), ops(), 0..5u64, 0..3usize)
+        2 => (0..2usize, prop::option::of(watched()), cut_off_write(), ops(), 0..5u64, 0..3usize)
             .prop_map(|(r, watch, write, ops, sleep, to)| Gen::Partition {
                 r, watch, write, ops, sleep, to
             }),
@@ -196,6 +209,27 @@ impl Builder {
         }
         if let Some(k) = elsewhere {
             self.push(Step::Op(k, write.clone()));
+        }
+        // What the cut-off follower answers now: its own, older state.
+        if let (
+            Some(k),
+            Op::Create { path, .. } | Op::Delete { path, .. } | Op::SetData { path, .. },
+        ) = (there, write)
+        {
+            self.push(Step::Op(
+                k,
+                Op::GetData {
+                    path: path.clone(),
+                    watch: false,
+                },
+            ));
+            self.push(Step::Op(
+                k,
+                Op::GetChildren {
+                    path: "/t".into(),
+                    watch: false,
+                },
+            ));
         }
     }
 
