@@ -107,11 +107,41 @@ pub fn connect_string(proxies: &[Arc<FaultProxy>]) -> String {
         .join(",")
 }
 
-pub fn spawn_driver(
-    clients: Vec<Cued<AnyRecipe>>,
-    config: DriveConfig,
-) -> JoinHandle<Result<RealRun<Cued<AnyRecipe>>, DriveError>> {
-    std::thread::spawn(move || drive_blocking(clients, &config))
+type Driven = Result<RealRun<Cued<AnyRecipe>>, DriveError>;
+
+/// The driver's thread while the test conducts. If the test fails
+/// mid-way, dropping this clears the hooks (which hold the ensemble) and
+/// waits for the run to end (its run timeout), so that the ensemble is
+/// dropped — its servers stopped — before the test binary exits.
+pub struct Conducting {
+    cue: Cue,
+    driver: Option<JoinHandle<Driven>>,
+}
+
+impl Conducting {
+    /// Wait for the run to end; the hooks are cleared.
+    pub fn finish(mut self) -> RealRun<Cued<AnyRecipe>> {
+        let driver = self.driver.take().expect("not finished yet");
+        let run = driver.join().expect("the driver thread").expect("drive");
+        self.cue.clear_hooks();
+        run
+    }
+}
+
+impl Drop for Conducting {
+    fn drop(&mut self) {
+        if let Some(driver) = self.driver.take() {
+            self.cue.clear_hooks();
+            let _ = driver.join();
+        }
+    }
+}
+
+pub fn spawn_driver(cue: &Cue, clients: Vec<Cued<AnyRecipe>>, config: DriveConfig) -> Conducting {
+    Conducting {
+        cue: cue.clone(),
+        driver: Some(std::thread::spawn(move || drive_blocking(clients, &config))),
+    }
 }
 
 pub fn config(default: String, run_timeout: Duration) -> DriveConfig {
@@ -205,7 +235,7 @@ pub fn lost_create_on_lagging_follower(
     // Others on the leader and on the follower that does not lag.
     let mut config = config(
         ensemble.client_addr(roles[2]).to_string(),
-        Duration::from_secs(9),
+        Duration::from_secs(12),
     )
     .with_client_server(0, connect_string(&victim))
     .with_client_server(n, ensemble.client_addr(roles[0]).to_string());
@@ -213,7 +243,7 @@ pub fn lost_create_on_lagging_follower(
         let role = if k % 2 == 1 { 0 } else { 2 };
         config = config.with_client_server(k, ensemble.client_addr(roles[role]).to_string());
     }
-    let driver = spawn_driver(clients(recipe, n, root, &cue), config);
+    let driver = spawn_driver(&cue, clients(recipe, n, root, &cue), config);
     all_connected(&cue, n + 1, &ensemble, roles);
     cue.open(0);
     let creates = create_under(root);
@@ -234,8 +264,8 @@ pub fn lost_create_on_lagging_follower(
     victim[0].resume();
     notes.push("the leader answered (applied) it; the answer is lost with the connection; client 0 may reconnect to follower 1 only".into());
     // The recovery has listed (on the lagging follower) and created again;
-    // the lag must end within syncLimit (5 s): give the recipe 3 s.
-    let recovered = wait_until(Duration::from_secs(3), "client 0's recovery", || {
+    // the lag must end within syncLimit (10 s): give the recipe 6 s.
+    let recovered = wait_until(Duration::from_secs(6), "client 0's recovery", || {
         cue.count_sent(0, &creates) >= 2 && listed_after_loss(&cue, 0)
     });
     match recovered {
@@ -250,8 +280,7 @@ pub fn lost_create_on_lagging_follower(
     std::thread::sleep(Duration::from_secs(2));
     cue.open(n);
     notes.push("the witness looks".into());
-    let run = driver.join().expect("the driver thread").expect("drive");
-    cue.clear_hooks();
+    let run = driver.finish();
     Replay {
         run,
         clients: n,
@@ -297,7 +326,7 @@ pub fn release_on_partitioned_follower(
         Duration::from_secs(8),
     )
     .with_client_server(1, connect_string(&victim));
-    let driver = spawn_driver(clients(recipe, n, root, &cue), config);
+    let driver = spawn_driver(&cue, clients(recipe, n, root, &cue), config);
     all_connected(&cue, n + 1, &ensemble, roles);
     cue.open(1);
     let creates = create_under(root);
@@ -308,8 +337,7 @@ pub fn release_on_partitioned_follower(
     cue.wait_sent(1, 1, &delete_under(root), WAIT)
         .expect("client 1 releases");
     notes.push("client 1 sends its delete: follower 1 is cut off; client 1 may reconnect to follower 2 only".into());
-    let run = driver.join().expect("the driver thread").expect("drive");
-    cue.clear_hooks();
+    let run = driver.finish();
     // The ensemble (and its partition) goes with the last Arc.
     drop(ensemble);
     Replay {
