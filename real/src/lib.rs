@@ -20,7 +20,9 @@
 //! * [`ensemble`] starts a real three-server ensemble with a fault proxy on
 //!   every quorum link (lag, partition a follower) and runs ensemble
 //!   scripts on it and on a three-server simulator (S19, S21a, S22a, S26,
-//!   S28; `docs/CONFORMANCE.md`, "Ensemble").
+//!   S28; `docs/CONFORMANCE.md`, "Ensemble"); `ensemble::cue` lets a test
+//!   drive real recipes there through a counterexample's fault sequence
+//!   (`docs/VERDICTS.md`, "Replayed on a real three-server ensemble").
 
 pub mod calibrate;
 pub mod conformance;

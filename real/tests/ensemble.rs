@@ -8,9 +8,13 @@
 //! Without ZooKeeper installed each test says SKIPPED (and fails under
 //! `CI=true`).
 
+mod ensemble_support;
+
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use ensemble_support::fuzz;
+use proptest::test_runner::{Config, FileFailurePersistence, TestCaseError, TestRng, TestRunner};
 use zkreal::ensemble::script::{compare, side_by_side, EnsembleScript, Step};
 use zkreal::ensemble::{real, require_ensemble, sim, Mode};
 use zksim::{CreateMode, Op, SessionEvent};
@@ -50,21 +54,27 @@ fn check(script: &EnsembleScript) {
     let _one = ONE_AT_A_TIME
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let sim = sim::run(script).unwrap_or_else(|e| panic!("{}{e}", script.listing()));
+    if let Err(e) = play(script) {
+        panic!("{e}");
+    }
+}
+
+/// [`check`] without the lock, as a result: `Ok` when the sides agree (or
+/// ZooKeeper is missing, after the loud SKIPPED).
+fn play(script: &EnsembleScript) -> Result<(), String> {
+    let sim = sim::run(script).map_err(|e| format!("{}{e}", script.listing()))?;
     let Some(ensemble) = require_ensemble(script.sync_limit) else {
-        return;
+        return Ok(());
     };
     let started = Instant::now();
-    ensemble
-        .wait_settled(Duration::from_secs(20))
-        .unwrap_or_else(|e| panic!("{e}"));
+    ensemble.wait_settled(Duration::from_secs(20))?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("a tokio runtime");
     let real = runtime
         .block_on(real::run(script, &ensemble))
-        .unwrap_or_else(|e| panic!("{}real ensemble: {e}", script.listing()));
+        .map_err(|e| format!("{}real ensemble: {e}", script.listing()))?;
     eprintln!(
         "{}: ensemble up in {:?}, script ran in {:?}",
         script.name,
@@ -74,8 +84,11 @@ fn check(script: &EnsembleScript) {
     if std::env::var_os("CONFORMANCE_SHOW").is_some() {
         eprintln!("{}", side_by_side(script, &sim, &real));
     }
-    if let Some(diff) = compare(script, &sim, &real) {
-        panic!("the simulator and the real ensemble differ:\n{diff}");
+    match compare(script, &sim, &real) {
+        Some(diff) => Err(format!(
+            "the simulator and the real ensemble differ:\n{diff}"
+        )),
+        None => Ok(()),
     }
 }
 
@@ -261,4 +274,107 @@ fn ensemble_harness_lags_and_partitions_a_follower() {
     );
     ensemble.end_partition(f1);
     ensemble.wait_caught_up(f1, leader).unwrap();
+}
+
+/// Scripts the fuzzer plays in a default run (and CI): a few, on a fixed
+/// seed. `ENSEMBLE_FUZZ_CASES=N` plays N (docs/CONFORMANCE.md has the
+/// figures of a long run).
+const FUZZ_CASES: u32 = 4;
+/// Each shrink step starts a fresh ensemble (~3 s) and plays the script.
+const FUZZ_SHRINK_ITERS: u32 = 24;
+
+fn fuzz_runner(cases: u32, persist: bool) -> TestRunner {
+    let config = Config {
+        cases,
+        max_shrink_iters: FUZZ_SHRINK_ITERS,
+        failure_persistence: persist.then(|| {
+            Box::new(FileFailurePersistence::Direct(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/ensemble.proptest-regressions"
+            ))) as Box<dyn proptest::test_runner::FailurePersistence>
+        }),
+        ..Config::default()
+    };
+    // A fixed seed: every run (and CI) plays the same scripts; regressions
+    // found earlier run first.
+    let rng = TestRng::deterministic_rng(config.rng_algorithm);
+    TestRunner::new_with_rng(config, rng)
+}
+
+/// Every generated script plays on the simulator (no Java): a script the
+/// simulator cannot play is a generator bug, found here cheaply. Also
+/// shows that the generator makes every kind of episode.
+#[test]
+fn fuzz_scripts_play_on_the_simulator_and_cover_every_fault() {
+    let mut runner = fuzz_runner(400, false);
+    let kinds = std::cell::RefCell::new(std::collections::BTreeSet::new());
+    runner
+        .run(&fuzz::scripts(), |(long, gens)| {
+            let script = fuzz::script(long, &gens);
+            for step in &script.steps {
+                let kind = match step {
+                    Step::Lag(_) => "lag",
+                    Step::Partition(_) if long => "long partition",
+                    Step::Partition(_) => "short partition",
+                    Step::Silence(_) => "silence",
+                    Step::HoldReplies(_) => "lost answer",
+                    Step::Connect(..) => "reconnect",
+                    Step::Send(_, Op::Sync { .. }) => "sync on a lagging follower",
+                    _ => continue,
+                };
+                kinds.borrow_mut().insert(kind);
+            }
+            sim::run(&script)
+                .map(|_| ())
+                .map_err(|e| TestCaseError::fail(format!("{}{e}", script.listing())))
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        kinds.into_inner().len(),
+        7,
+        "the generator makes every kind of episode"
+    );
+}
+
+/// The differential fuzzer (issue 33 item 4): random ensemble scripts on
+/// the simulator and on a fresh real ensemble each, compared step by step.
+/// A script whose real run differs is played once more on another fresh
+/// ensemble and fails only if it differs again (the simulator is
+/// deterministic: a real divergence shows every time, a machine hiccup
+/// does not); the failure is shrunk and its seed kept.
+#[test]
+fn fuzz_random_ensemble_scripts_agree_with_the_simulator() {
+    let _one = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let cases = std::env::var("ENSEMBLE_FUZZ_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(FUZZ_CASES);
+    let started = Instant::now();
+    let played = std::cell::Cell::new(0usize);
+    let steps = std::cell::Cell::new(0usize);
+    let retried = std::cell::Cell::new(0usize);
+    let mut runner = fuzz_runner(cases, true);
+    let result = runner.run(&fuzz::scripts(), |(long, gens)| {
+        let script = fuzz::script(long, &gens);
+        played.set(played.get() + 1);
+        steps.set(steps.get() + script.steps.len());
+        if play(&script).is_ok() {
+            return Ok(());
+        }
+        retried.set(retried.get() + 1);
+        play(&script).map_err(TestCaseError::fail)
+    });
+    eprintln!(
+        "ensemble fuzz: {cases} cases, {} scripts played ({} steps, shrinking included), \
+         {} played twice, in {:.1?}",
+        played.get(),
+        steps.get(),
+        retried.get(),
+        started.elapsed()
+    );
+    if let Err(e) = result {
+        panic!("the simulator and the real ensemble differ on a generated script:\n{e}");
+    }
 }

@@ -4,6 +4,7 @@
 //! See docs/CONFORMANCE.md, "Ensemble".
 
 mod cluster;
+pub mod cue;
 pub mod real;
 pub mod script;
 pub mod sim;

@@ -1,0 +1,3 @@
+//! Support for `ensemble`: the differential fuzzer's generator.
+
+pub mod fuzz;
