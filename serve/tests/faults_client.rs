@@ -2,7 +2,7 @@
 //! 0.11) over loopback, and the run's recorded history replayed to the
 //! same trace hash (issue 32).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use tokio::time::timeout;
@@ -22,7 +22,7 @@ fn history_file(name: &str) -> PathBuf {
     dir.join(name)
 }
 
-async fn serve(faults: &str, aim: &str, history: &PathBuf) -> Running {
+async fn serve(faults: &str, aim: &str, history: &Path) -> Running {
     start_recording(
         Options {
             limits: Limits {
@@ -36,7 +36,7 @@ async fn serve(faults: &str, aim: &str, history: &PathBuf) -> Running {
             port: 0,
             verbose: true,
         },
-        Some(history.clone()),
+        Some(history.to_path_buf()),
     )
     .await
     .expect("bind loopback ports")
@@ -62,7 +62,7 @@ fn ephemeral() -> zk::CreateOptions<'static> {
     zk::CreateMode::Ephemeral.with_acls(zk::Acls::anyone_all())
 }
 
-fn read_history(path: &PathBuf) -> Vec<Record> {
+fn read_history(path: &Path) -> Vec<Record> {
     let file = std::fs::File::open(path).expect("the history was written");
     history::read(std::io::BufReader::new(file)).expect("a readable history")
 }
