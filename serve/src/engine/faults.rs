@@ -279,7 +279,8 @@ impl Faults {
         &self.plan
     }
 
-    /// Requests counted so far.
+    /// Requests counted so far (counting stops once the plan's last fault
+    /// is due).
     pub fn counted(&self) -> u64 {
         self.counted
     }

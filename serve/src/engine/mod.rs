@@ -823,8 +823,11 @@ impl Engine {
                     &pending.path,
                 );
                 self.null_data.restore(&pending, &mut body);
-                let applied = is_read(pending.shape)
-                    .then(|| self.world.applied_zxid(self.conns[&pending.conn].server));
+                let applied = self
+                    .conns
+                    .get(&pending.conn)
+                    .filter(|_| is_read(pending.shape))
+                    .map(|c| self.world.applied_zxid(c.server));
                 let reply = Reply {
                     xid: pending.xid,
                     zxid,
