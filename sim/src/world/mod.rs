@@ -548,13 +548,13 @@ impl<C: Client> World<C> {
     /// by [`World::take_commits`] (zkserve's history records each one with
     /// its content). Not part of the state: fingerprints do not move.
     pub fn keep_commits(&mut self) {
-        self.commit_tap.0.get_or_insert_with(Vec::new);
+        self.commit_tap.0.get_or_insert_with(Box::default);
     }
     /// The transactions committed since the last call, in zxid order
     /// (nothing unless [`World::keep_commits`] was called).
     pub fn take_commits(&mut self, out: &mut Vec<CommittedTxn>) {
         if let Some(kept) = &mut self.commit_tap.0 {
-            out.append(kept);
+            out.append(kept.as_mut());
         }
     }
     /// A running client has a `Disconnected` it has not handled yet: time

@@ -22,8 +22,9 @@ pub struct CommittedTxn {
     pub client: Option<ClientId>,
 }
 
+/// Boxed: one word in every world, which a search copies by the million.
 #[derive(Clone, Debug, Default)]
-pub(super) struct CommitTap(pub(super) Option<Vec<CommittedTxn>>);
+pub(super) struct CommitTap(pub(super) Option<Box<Vec<CommittedTxn>>>);
 
 impl PartialEq for CommitTap {
     fn eq(&self, _: &Self) -> bool {
