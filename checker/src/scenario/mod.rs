@@ -204,6 +204,17 @@ impl Scenario {
         parse::from_str(text, origin)
     }
 
+    /// [`Scenario::parse_as`] but for [`Scenario::judges_something`]: for
+    /// the scenario of a token that [`crate::check::Check::replay`] will
+    /// give back its invariants and monitors (code, which no text carries)
+    /// before [`crate::check::Check::run`] applies the rule to the whole.
+    pub fn parse_pending_code<C: RecipeSet>(
+        text: &str,
+        origin: &str,
+    ) -> Result<Scenario<C>, ScenarioError> {
+        parse::from_str_pending_code(text, origin)
+    }
+
     /// The registry entry of the scenario's recipe.
     pub fn recipe_info(&self) -> Option<&'static RecipeInfo> {
         registry::find(&self.recipe)

@@ -326,6 +326,24 @@ pub(super) fn from_str<C: RecipeSet>(
     text: &str,
     origin: &str,
 ) -> Result<Scenario<C>, ScenarioError> {
+    parse_and_check(text, origin, true)
+}
+
+/// [`from_str`] without [`Scenario::judges_something`], for a replayed
+/// token whose check adds invariants or monitors (code) before it runs:
+/// `Check::run` applies that rule to the whole check.
+pub(super) fn from_str_pending_code<C: RecipeSet>(
+    text: &str,
+    origin: &str,
+) -> Result<Scenario<C>, ScenarioError> {
+    parse_and_check(text, origin, false)
+}
+
+fn parse_and_check<C: RecipeSet>(
+    text: &str,
+    origin: &str,
+    judged: bool,
+) -> Result<Scenario<C>, ScenarioError> {
     let at = |span: Option<std::ops::Range<usize>>, message: String| ScenarioError {
         origin: origin.to_string(),
         position: span.filter(|s| s.end > 0).map(|s| line_col(text, s.start)),
@@ -539,7 +557,12 @@ pub(super) fn from_str<C: RecipeSet>(
     };
     // Point at the field when we know which one is wrong: the message
     // names it as `section.key` (or `key` at the top).
-    scenario.validate().map_err(|invalid| {
+    let checked = if judged {
+        scenario.validate()
+    } else {
+        scenario.validate_for_figures()
+    };
+    checked.map_err(|invalid| {
         let span = match &invalid {
             Invalid::NoClients | Invalid::Groups(_) => Some(doc.clients.span()),
             Invalid::BadRoot(_) => Some(doc.root.span()),
