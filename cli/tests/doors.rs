@@ -78,7 +78,7 @@ fn doors_a_group_out_of_range_is_refused_with_its_line() {
         let path = file("g.toml", &GROUPS.replace("rounds = 1", to));
         assert_bad(&zk(&["check", &path]), &[needle]);
     }
-    let path = file("g-ok.toml", &GROUPS);
+    let path = file("g-ok.toml", GROUPS);
     assert_runs(&zk(&["check", &path, "--schedules", "5", "--quiet"]));
 }
 

@@ -111,7 +111,7 @@ fn set_key(text: &str, key: &str, value: &str) -> String {
 /// One mutation of a scenario's text (bytes: some make invalid UTF-8).
 fn mutate_scenario(rng: &mut Rng, text: &str) -> Vec<u8> {
     match rng.below(11) {
-        0 => set_key(text, "clients", &rng.pick(&["1", "2", "3"]).to_string()).into_bytes(),
+        0 => set_key(text, "clients", rng.pick(&["1", "2", "3"])).into_bytes(),
         1 => {
             let n = rng.below(3);
             let hard: Vec<String> = (0..n).map(|_| format!("\"{}\"", rng.pick(&CHECKS))).collect();
