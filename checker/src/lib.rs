@@ -21,6 +21,7 @@ pub mod aim;
 pub mod check;
 pub mod counterexample;
 pub mod explore;
+pub mod input;
 pub mod invariant;
 pub mod lasso;
 pub mod limits;

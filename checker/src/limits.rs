@@ -229,6 +229,13 @@ pub const FILE_BYTES: Limit = Limit {
     max: 1 << 20,
     why: "bytes",
 };
+/// Bytes of a file (or standard input) of shard results for `merge`.
+pub const SHARD_FILE_BYTES: Limit = Limit {
+    name: "shard file",
+    min: 0,
+    max: 64 << 20,
+    why: "bytes; a result is a few KiB, and its counterexample's token at most 4 MiB",
+};
 /// Bytes of a replay token.
 pub const TOKEN_BYTES: Limit = Limit {
     name: "token",
@@ -238,7 +245,7 @@ pub const TOKEN_BYTES: Limit = Limit {
 };
 
 /// Every limit, in the order `docs/SCENARIOS.md` lists them.
-pub const ALL: [Limit; 30] = [
+pub const ALL: [Limit; 31] = [
     CLIENTS,
     SERVERS,
     ROUNDS,
@@ -268,6 +275,7 @@ pub const ALL: [Limit; 30] = [
     TEXT_LEN,
     TEXT_LEN.named("root"),
     FILE_BYTES,
+    SHARD_FILE_BYTES,
     TOKEN_BYTES,
 ];
 

@@ -48,16 +48,73 @@ impl fmt::Display for StopReason {
 /// Set by the signal handler; read by every [`Stop`].
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
+/// How long after the first signal a second one is taken as part of the
+/// same request to stop. GNU `timeout` sends SIGTERM to the command and to
+/// its process group, microseconds apart; a shell's Ctrl-C may reach the
+/// process twice the same way. Within the grace a second signal changes
+/// nothing, so the command still prints its summary and JSON.
+pub const SECOND_SIGNAL_GRACE: Duration = Duration::from_secs(2);
+
+/// The exit code of a process ended at once by a second signal after the
+/// grace: 3, incomplete, like every other run cut short — never the
+/// shell's 130, which no zkcheck command documents.
+pub const EXIT_STOPPED_AT_ONCE: i32 = 3;
+
+/// What a signal asks for, given when the first one came (sans-IO: the
+/// handler below only carries it out).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OnSignal {
+    /// The first signal: stop the search, print what was found.
+    StopCleanly,
+    /// A second one within [`SECOND_SIGNAL_GRACE`]: the same request.
+    AlreadyStopping,
+    /// A second one after the grace: the search is not looking at its stop
+    /// flag; end the process now (without a summary).
+    EndNow,
+}
+
+/// The decision for a signal arriving at `now`, the first having come at
+/// `first` (`None`: this is the first).
+pub fn on_signal(first: Option<Instant>, now: Instant) -> OnSignal {
+    match first {
+        None => OnSignal::StopCleanly,
+        Some(at) if now.saturating_duration_since(at) < SECOND_SIGNAL_GRACE => {
+            OnSignal::AlreadyStopping
+        }
+        Some(_) => OnSignal::EndNow,
+    }
+}
+
 /// Make Ctrl-C, SIGTERM and SIGHUP end the search cleanly (the command then
-/// prints what it has). A second signal ends the process at once, for a
-/// search that does not look at its stop flag often enough. Installed once
-/// per process; later calls do nothing.
+/// prints what it has). A second signal more than [`SECOND_SIGNAL_GRACE`]
+/// after the first ends the process at once with exit code 3
+/// ([`EXIT_STOPPED_AT_ONCE`]), for a search that does not look at its stop
+/// flag often enough; one within the grace is ignored. Installed once per
+/// process; later calls do nothing.
 pub fn install_signal_handler() {
     static INSTALLED: OnceLock<()> = OnceLock::new();
+    static FIRST: Mutex<Option<Instant>> = Mutex::new(None);
     INSTALLED.get_or_init(|| {
+        // ctrlc runs this on a thread of its own, not in the signal
+        // handler: locking and printing are allowed.
         let _ = ctrlc::set_handler(|| {
-            if INTERRUPTED.swap(true, Ordering::SeqCst) {
-                std::process::exit(130);
+            let now = Instant::now();
+            let Ok(mut first) = FIRST.lock() else {
+                return;
+            };
+            match on_signal(*first, now) {
+                OnSignal::StopCleanly => {
+                    *first = Some(now);
+                    INTERRUPTED.store(true, Ordering::SeqCst);
+                }
+                OnSignal::AlreadyStopping => {}
+                OnSignal::EndNow => {
+                    eprintln!(
+                        "zkcheck: a second signal: stopped at once, without a summary \
+                         (incomplete, exit {EXIT_STOPPED_AT_ONCE})"
+                    );
+                    std::process::exit(EXIT_STOPPED_AT_ONCE);
+                }
             }
         });
     });
@@ -185,6 +242,18 @@ fn kib_field(text: &str, name: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_second_signal_within_the_grace_keeps_the_clean_stop() {
+        let t0 = Instant::now();
+        assert_eq!(on_signal(None, t0), OnSignal::StopCleanly);
+        // GNU timeout's two SIGTERMs, microseconds apart.
+        let soon = t0 + Duration::from_micros(30);
+        assert_eq!(on_signal(Some(t0), soon), OnSignal::AlreadyStopping);
+        let late = t0 + SECOND_SIGNAL_GRACE;
+        assert_eq!(on_signal(Some(t0), late), OnSignal::EndNow);
+        assert_ne!(EXIT_STOPPED_AT_ONCE, 130);
+    }
 
     #[test]
     fn a_requested_stop_is_seen_and_sticks() {

@@ -81,7 +81,15 @@ impl Token {
     /// Read a token for the recipes of type `C`: its scenario must name a
     /// recipe `C` can build.
     pub fn decode_as<C: RecipeSet>(token: &str) -> Result<Token<C>, TokenError> {
-        decode(token)
+        decode(token, true)
+    }
+
+    /// [`Token::decode_as`] for [`crate::check::Check::replay`], whose
+    /// caller adds the failing check's invariants and monitors (code, which
+    /// a token does not carry) before it runs: whether the check judges
+    /// something is decided then, by [`crate::check::Check::run`].
+    pub fn decode_pending_code<C: RecipeSet>(token: &str) -> Result<Token<C>, TokenError> {
+        decode(token, false)
     }
 }
 
@@ -117,7 +125,7 @@ impl<C: RecipeSet> Token<C> {
     }
 }
 
-fn decode<C: RecipeSet>(token: &str) -> Result<Token<C>, TokenError> {
+fn decode<C: RecipeSet>(token: &str, judged: bool) -> Result<Token<C>, TokenError> {
     if token.len() as u64 > crate::limits::TOKEN_BYTES.max {
         return Err(err(
             None,
@@ -196,7 +204,12 @@ fn decode<C: RecipeSet>(token: &str) -> Result<Token<C>, TokenError> {
     let bytes = base64_decode(fields[0], scenario_at)?;
     let text = String::from_utf8(bytes)
         .map_err(|_| err(Some(scenario_at), "the scenario field is not UTF-8 text"))?;
-    let scenario = Scenario::parse_as::<C>(&text, "token scenario").map_err(|e| {
+    let parsed = if judged {
+        Scenario::parse_as::<C>(&text, "token scenario")
+    } else {
+        Scenario::parse_pending_code::<C>(&text, "token scenario")
+    };
+    let scenario = parsed.map_err(|e| {
         err(
             Some(scenario_at),
             format!("the scenario field does not hold a valid scenario: {e}"),

@@ -228,7 +228,9 @@ pub fn compare_with(
             if let Some(steps) = config.max_steps {
                 s.explore.max_steps = steps;
             }
-            s.validate().map_err(|invalid| CompareError {
+            // Measured, never judged (no check is hard): every rule but
+            // the one that a judged scenario must be able to fail.
+            s.validate_for_figures().map_err(|invalid| CompareError {
                 recipe: recipe.clone(),
                 clients,
                 invalid,

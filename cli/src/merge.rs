@@ -180,6 +180,21 @@ fn accept(input: &Input, first: &Input) -> Result<(), String> {
             s.scenario.name, s.scenario.hash, first.origin, r.scenario.name, r.scenario.hash
         ));
     }
+    // The hash is of the scenario's text, which holds its checks: the same
+    // hash with other checks listed, or none, is an edited result.
+    if s.scenario != r.scenario {
+        return Err(format!(
+            "{name}: scenario `{}` lists other checks (hard {:?}) than {} (hard {:?}) under the \
+             same hash {}: was a result edited?",
+            s.scenario.name, s.scenario.hard, first.origin, r.scenario.hard, s.scenario.hash
+        ));
+    }
+    if s.scenario.hard.is_empty() {
+        return Err(format!(
+            "{name}: `scenario.hard` is empty: a result with no hard check judged nothing and \
+             cannot merge to ok (zkcheck never writes one; was it edited?)"
+        ));
+    }
     if s.strategy != r.strategy || s.options != r.options {
         return Err(format!(
             "{name}: strategy {} with {} differs from {}'s strategy {} with {}: shards of \

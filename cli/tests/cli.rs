@@ -100,7 +100,7 @@ fn wrong_value_type_is_bad_input() {
 fn zero_jobs_is_bad_input() {
     let path = scenario_file(
         "jobs.toml",
-        "name = \"x\"\nrecipe = \"idle\"\nclients = 1\n",
+        "name = \"x\"\nrecipe = \"idle\"\nclients = 2\n",
     );
     let o = zkcheck(&["check", path.to_str().unwrap(), "--jobs", "0"]);
     assert_bad_input(&o, &["--jobs"]);

@@ -11,6 +11,8 @@ pub struct Idle;
 
 impl Recipe for Idle {
     const FAMILY: Family = Family::Lock;
+    /// It never asks, so it never waits anywhere.
+    const WAITS_IN_LINE: bool = false;
     fn new(_: &RecipeParams) -> Self {
         Idle
     }

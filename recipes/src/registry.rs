@@ -53,6 +53,15 @@ pub trait Recipe: Client<Event = AppEvent> {
     }
 
     fn new(params: &RecipeParams) -> Self;
+
+    /// Whether a waiting client is seen in a line before it acquires: it
+    /// emits `Enqueued` while it still waits (a sequential node, say). A
+    /// recipe whose clients are enqueued only in the step that grants them
+    /// the lock (the naive lock's one node) says `false`, and the checker
+    /// then refuses what could never fire on it: a hard `fifo` (nobody can
+    /// be overtaken in a line nobody stands in) and a fault aimed at the
+    /// `queued` role. The default, `true`, refuses nothing.
+    const WAITS_IN_LINE: bool = true;
 }
 
 /// What a run's clients are built from: one [`Recipe`] type (a set of one),
@@ -67,6 +76,12 @@ pub trait RecipeSet: Client<Event = AppEvent> + Send + Sync + 'static {
     fn build(name: &str, params: &RecipeParams) -> Option<Self>;
     /// The recipe names this set answers to, for error messages.
     fn names() -> Vec<&'static str>;
+    /// [`Recipe::WAITS_IN_LINE`] of the recipe called `name` (`true`, which
+    /// refuses nothing, for a set that does not say).
+    fn waits_in_line(name: &str) -> bool {
+        let _ = name;
+        true
+    }
 }
 
 impl<R: Recipe + Send + Sync + 'static> RecipeSet for R {
@@ -78,6 +93,9 @@ impl<R: Recipe + Send + Sync + 'static> RecipeSet for R {
     }
     fn names() -> Vec<&'static str> {
         vec![R::name()]
+    }
+    fn waits_in_line(_: &str) -> bool {
+        R::WAITS_IN_LINE
     }
 }
 
@@ -91,6 +109,9 @@ impl RecipeSet for AnyRecipe {
     fn names() -> Vec<&'static str> {
         RECIPES.iter().map(|r| r.name).collect()
     }
+    fn waits_in_line(name: &str) -> bool {
+        find(name).is_none_or(|r| r.waits_in_line)
+    }
 }
 
 /// One line of `zkcheck list`.
@@ -99,6 +120,8 @@ pub struct RecipeInfo {
     /// The name scenarios use.
     pub name: &'static str,
     pub family: Family,
+    /// [`Recipe::WAITS_IN_LINE`].
+    pub waits_in_line: bool,
     /// Where it comes from: `zkcheck` for our own recipes, or the seed article (e.g. `seed 004`).
     pub origin: &'static str,
     /// One sentence: what it does and, for a port, what bug it is known for.
@@ -150,6 +173,7 @@ macro_rules! registry {
             RecipeInfo {
                 name: $name,
                 family: <$ty as Recipe>::FAMILY,
+                waits_in_line: <$ty as Recipe>::WAITS_IN_LINE,
                 origin: $origin,
                 summary: $summary,
                 build: |p| AnyRecipe::$variant(<$ty as Recipe>::new(p)),

@@ -57,8 +57,15 @@ pub use crate::verdict::{Verdict, VerdictKind};
 
 impl<C: Recipe + Send + Sync + 'static> Check<C> {
     /// `clients` clients of `C`, one round each, on `/lock`, a 3-server
-    /// ensemble, no faults; for a lock family `mutex` hard and `fifo`,
-    /// `herd`, `liveness` measured; 1000 random schedules from seed 0.
+    /// ensemble, no faults, 1000 random schedules from seed 0, and the
+    /// family's default checks ([`crate::scenario::default_checks`]): a
+    /// lock judges `mutex` (measuring `fifo`, `herd`, `liveness`), an
+    /// election `election`, a queue `queue`. A check set that judges
+    /// nothing — emptied by [`Check::hard`], or holding a check that cannot
+    /// fail for this recipe and client count (`mutex` with one client) —
+    /// is refused when the check runs, naming why
+    /// ([`Scenario::judges_something`], the rule of scenario files and
+    /// tokens too).
     pub fn new(clients: usize) -> Self {
         Check::from_scenario(Scenario::<C>::of_recipe(clients))
     }
@@ -94,7 +101,9 @@ impl<C: RecipeSet> Check<C> {
 
     /// [`Check::replay`] without the panic.
     pub fn try_replay(token: &str) -> Result<Self, crate::token::TokenError> {
-        let token = Token::decode_as::<C>(token)?;
+        // The rule that the check judges something waits for `run`: the
+        // caller may add invariants and monitors first.
+        let token = Token::decode_pending_code::<C>(token)?;
         let mut check = Check::from_scenario(token.scenario);
         check.replay = Some(token.indices);
         check.replay_cycle = token.cycle_from;

@@ -84,6 +84,9 @@ pub fn validate<C: RecipeSet>(groups: &[ClientGroup]) -> Result<(), GroupError> 
                 "a group's `count` must be at least 1".into(),
             ));
         }
+        if let Err((field, message)) = within_limits(g) {
+            return Err(err(i, field, message));
+        }
         if g.role.is_empty() {
             return Err(err(i, "role", "a group's `role` must not be empty".into()));
         }
@@ -140,6 +143,35 @@ pub fn validate<C: RecipeSet>(groups: &[ClientGroup]) -> Result<(), GroupError> 
             ),
         ));
     }
+    Ok(())
+}
+
+/// A group's own numbers within the limits of the scenario's
+/// ([`crate::limits`]: the same bounds as `clients` and `[workload]`), and
+/// its role a printable name of at most [`crate::limits::TEXT_LEN`]
+/// characters. The error names the field (as the parser's span does).
+fn within_limits(g: &ClientGroup) -> Result<(), (&'static str, String)> {
+    use crate::limits as l;
+    let on = |field: &'static str| move |message: String| (field, message);
+    l::CLIENTS
+        .named("count")
+        .check_usize(g.count)
+        .map_err(on("count"))?;
+    let w = &g.workload;
+    l::ROUNDS
+        .check(u64::from(w.rounds))
+        .map_err(on("workload.rounds"))?;
+    l::HOLD_TICKS
+        .check(w.hold_ticks)
+        .map_err(on("workload.hold_ticks"))?;
+    l::THINK_TICKS
+        .check(w.think_ticks)
+        .map_err(on("workload.think_ticks"))?;
+    l::TEXT_LEN
+        .named("role")
+        .check(g.role.chars().count() as u64)
+        .map_err(on("role"))?;
+    super::no_control_characters("role", &g.role).map_err(on("role"))?;
     Ok(())
 }
 
@@ -221,5 +253,34 @@ mod tests {
         );
         let e = validate::<AnyRecipe>(&[group("sequential", 0, 1)]).unwrap_err();
         assert_eq!(e.field, "count");
+    }
+
+    #[test]
+    fn a_group_keeps_the_limits_of_the_top_level_fields() {
+        let e = validate::<AnyRecipe>(&[group("sequential", 2, 0)]).unwrap_err();
+        assert_eq!(e.field, "workload.rounds");
+        assert!(
+            e.message.contains("`workload.rounds` = 0 is out of range"),
+            "{e:?}"
+        );
+        let e = validate::<AnyRecipe>(&[group("sequential", 2, 1_000_000_000)]).unwrap_err();
+        assert_eq!(e.field, "workload.rounds");
+        let mut g = group("sequential", 2, 1);
+        g.workload.hold_ticks = 1_000_000_000;
+        let e = validate::<AnyRecipe>(&[g]).unwrap_err();
+        assert_eq!(e.field, "workload.hold_ticks");
+        assert!(e.message.contains("between 0 and 100000"), "{e:?}");
+        let e = validate::<AnyRecipe>(&[group("sequential", usize::MAX, 1)]).unwrap_err();
+        assert_eq!(e.field, "count");
+        let mut g = group("sequential", 2, 1);
+        g.role = "boss\u{1b}[2J".into();
+        let e = validate::<AnyRecipe>(&[g]).unwrap_err();
+        assert_eq!(e.field, "role");
+        assert!(e.message.contains("control character"), "{e:?}");
+        // The neighbours: the limits themselves are accepted.
+        let mut g = group("sequential", 1024, 1000);
+        g.workload.hold_ticks = 100_000;
+        g.role = "ünïcode role".into();
+        assert_eq!(validate::<AnyRecipe>(&[g]), Ok(()));
     }
 }

@@ -7,7 +7,10 @@
 //! ([`Scenario::to_canonical`]) so that a replay token can carry it whole.
 
 pub mod groups;
+pub mod judged;
 mod parse;
+#[cfg(test)]
+mod refusals;
 
 use serde::{Deserialize, Serialize};
 use zkrecipes::registry::{self, RecipeInfo};
@@ -201,6 +204,17 @@ impl Scenario {
         parse::from_str(text, origin)
     }
 
+    /// [`Scenario::parse_as`] but for [`Scenario::judges_something`]: for
+    /// the scenario of a token that [`crate::check::Check::replay`] will
+    /// give back its invariants and monitors (code, which no text carries)
+    /// before [`crate::check::Check::run`] applies the rule to the whole.
+    pub fn parse_pending_code<C: RecipeSet>(
+        text: &str,
+        origin: &str,
+    ) -> Result<Scenario<C>, ScenarioError> {
+        parse::from_str_pending_code(text, origin)
+    }
+
     /// The registry entry of the scenario's recipe.
     pub fn recipe_info(&self) -> Option<&'static RecipeInfo> {
         registry::find(&self.recipe)
@@ -208,14 +222,13 @@ impl Scenario {
 }
 
 impl<C: zkrecipes::Recipe + Send + Sync + 'static> Scenario<C> {
-    /// The lock-scenario defaults of [`Scenario::lock`] for the recipe type
-    /// `C` (its root is `/lock`, whatever its family; set fields to change).
+    /// The defaults of [`Scenario::lock`] for the recipe type `C`, with
+    /// its family's default checks ([`default_checks`]: an election starts
+    /// with `election` hard, a queue with `queue`). Its root is `/lock`,
+    /// whatever its family; set fields to change.
     pub fn of_recipe(clients: usize) -> Self {
         let mut s = Self::named(C::name(), clients);
-        if C::FAMILY != Family::Lock && C::FAMILY != Family::RwLock {
-            s.hard = Vec::new();
-            s.report = Vec::new();
-        }
+        (s.hard, s.report) = default_checks(C::FAMILY);
         s
     }
 }
@@ -249,12 +262,32 @@ impl<C: RecipeSet> Scenario<C> {
         parse::to_canonical(self)
     }
 
-    /// Checks that a scenario makes sense: a known recipe, every number
-    /// within its documented limit ([`crate::limits`]), a root node the
-    /// simulator accepts, checks that fit the recipe's family (each named
-    /// once), groups, timing, aimed faults, pins and parents that fit.
-    /// Files, tokens and hand-built scenarios all pass here.
+    /// Checks that a scenario makes sense and judges something: a known
+    /// recipe, every number within its documented limit
+    /// ([`crate::limits`]), a root node the simulator accepts, checks that
+    /// fit the recipe's family (each named once), groups, timing, aimed
+    /// faults (at roles the recipe plays), pins and parents that fit, and
+    /// hard checks that can fail ([`Scenario::judges_something`]). Files,
+    /// tokens and hand-built scenarios ([`crate::check::Check`]) all pass
+    /// here.
     pub fn validate(&self) -> Result<(), Invalid> {
+        self.validate_for_figures()?;
+        self.judges_something().map_err(Invalid::Checks)
+    }
+
+    /// The rule for a scenario that is judged ([`judged::check_hard`]):
+    /// at least one hard check (a property, an invariant or a monitor of
+    /// the user's), and none that cannot fail for this recipe and client
+    /// count. The message names `checks.hard`.
+    pub fn judges_something(&self) -> Result<(), String> {
+        let user_checks = self.always.len() + self.monitors.len();
+        judged::check_hard(&self.hard, user_checks, &judged::Cast::of(self))
+    }
+
+    /// [`Scenario::validate`] but for [`Scenario::judges_something`]: for a
+    /// scenario run only for its figures (`compare`), which judges nothing
+    /// and says so.
+    pub fn validate_for_figures(&self) -> Result<(), Invalid> {
         let Some(family) = C::family_of(&self.recipe) else {
             return Err(Invalid::UnknownRecipe {
                 name: self.recipe.clone(),
@@ -293,6 +326,7 @@ impl<C: RecipeSet> Scenario<C> {
     fn validate_numbers(&self) -> Result<(), String> {
         use crate::limits as l;
         l::TEXT_LEN.check(self.name.chars().count() as u64)?;
+        no_control_characters("name", &self.name)?;
         l::CLIENTS.check_usize(self.clients)?;
         l::SERVERS.check_usize(self.ensemble.servers)?;
         l::ROUNDS.check(u64::from(self.workload.rounds))?;
@@ -349,6 +383,12 @@ impl<C: RecipeSet> Scenario<C> {
                     .into(),
             );
         }
+        if is_system_path(&self.root) {
+            return Err(format!(
+                "`root` = \"{shown}\" is under `/zookeeper`, ZooKeeper's own node, where clients \
+                 may not create nodes; give a node of the recipe's own, like `/lock`"
+            ));
+        }
         Ok(())
     }
 
@@ -376,11 +416,18 @@ impl<C: RecipeSet> Scenario<C> {
                 return Err(format!("`pin`: client {client} is pinned twice"));
             }
         }
-        for (path, _) in &self.parents {
-            let system = path == "/" || path == "/zookeeper" || path.starts_with("/zookeeper/");
-            if zksim::path::validate_path(path).is_err() || system {
+        for (path, counter) in &self.parents {
+            if zksim::path::validate_path(path).is_err() || path == "/" || is_system_path(path) {
                 return Err(format!(
-                    "`parent` path `{path}` must be a valid node path outside `/zookeeper`, not the root"
+                    "`parent` path `{}` must be a valid node path outside `/zookeeper`, not the root",
+                    path.escape_debug()
+                ));
+            }
+            if *counter < 0 {
+                return Err(format!(
+                    "`parent` `{}`: `counter` = {counter} is negative; a sequential suffix \
+                     counter runs from 0 to 2147483647",
+                    path.escape_debug()
                 ));
             }
         }
@@ -452,6 +499,7 @@ impl<C: RecipeSet> Scenario<C> {
                     "`faults.aim.{kind}` aims a fault the budget has none of (`faults.{kind}` = 0)"
                 ));
             }
+            judged::check_aim(kind, target, &judged::Cast::of(self))?;
             if let Target::Index(c) = target {
                 if c >= self.clients {
                     return Err(format!(
@@ -471,6 +519,7 @@ impl<C: RecipeSet> Scenario<C> {
                 );
             }
             self.check_group_aim("partitions", target)?;
+            judged::check_aim("partitions", target, &judged::Cast::of(self))?;
             if let Target::Index(s) = target {
                 if s == 0 || s >= self.ensemble.servers {
                     return Err(format!(
@@ -585,6 +634,9 @@ pub enum Invalid {
     /// A number past its documented limit, a root the simulator refuses, or
     /// checks that do not fit the recipe (the message names the field).
     Limits(String),
+    /// Hard checks that judge nothing: none, or one that cannot fail for
+    /// this recipe and client count ([`Scenario::judges_something`]).
+    Checks(String),
 }
 
 impl std::fmt::Display for Invalid {
@@ -603,12 +655,50 @@ impl std::fmt::Display for Invalid {
                 "`root` must be an absolute node path like `/lock`, not `{root}`"
             ),
             Invalid::NoSteps => write!(f, "`explore.max_steps` must be at least 1"),
-            Invalid::Faults(message) | Invalid::Limits(message) => write!(f, "{message}"),
+            Invalid::Faults(message) | Invalid::Limits(message) | Invalid::Checks(message) => {
+                write!(f, "{message}")
+            }
         }
     }
 }
 
 impl std::error::Error for Invalid {}
+
+/// Whether `path` is `/zookeeper` or under it: ZooKeeper's own subtree,
+/// where clients create nothing.
+fn is_system_path(path: &str) -> bool {
+    path == "/zookeeper" || path.starts_with("/zookeeper/")
+}
+
+/// A name or role is printed in summaries, traces and the viewer: a control
+/// character in it could move the cursor, colour the terminal or fake a
+/// line of output, so it is refused (with its position, escaped).
+pub(crate) fn no_control_characters(field: &str, text: &str) -> Result<(), String> {
+    match text.chars().position(char::is_control) {
+        None => Ok(()),
+        Some(at) => Err(format!(
+            "`{field}` = \"{}\" holds a control character (character {}): names are printed \
+             in summaries and traces, so only printable characters are allowed",
+            text.escape_debug(),
+            at + 1
+        )),
+    }
+}
+
+/// A family's default checks, hard and reported: what [`Scenario::of_recipe`]
+/// (and so [`crate::check::Check::new`]) starts from. A lock judges `mutex`
+/// and measures `fifo`, `herd` and `liveness`; an election judges
+/// `election`, a queue `queue`, each measuring `liveness`.
+pub fn default_checks(family: Family) -> (Vec<Property>, Vec<Property>) {
+    match family {
+        Family::Lock | Family::RwLock => (
+            vec![Property::MutualExclusion],
+            vec![Property::Fifo, Property::NoHerd, Property::Liveness],
+        ),
+        Family::Election => (vec![Property::Election], vec![Property::Liveness]),
+        Family::Queue => (vec![Property::QueueSafety], vec![Property::Liveness]),
+    }
+}
 
 /// Every registered recipe name, comma-separated (for error messages).
 pub fn known_recipes() -> String {

@@ -130,11 +130,11 @@ fn one() -> Spanned<usize> {
 #[serde(deny_unknown_fields, default)]
 struct GroupWorkloadDoc {
     #[serde(skip_serializing_if = "Option::is_none")]
-    rounds: Option<u32>,
+    rounds: Option<Spanned<u32>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    hold_ticks: Option<Tick>,
+    hold_ticks: Option<Spanned<Tick>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    think_ticks: Option<Tick>,
+    think_ticks: Option<Spanned<Tick>>,
 }
 
 fn default_spanned<T: Default>() -> Spanned<T> {
@@ -280,11 +280,7 @@ pub fn timing_from_file(path: &Path) -> Result<crate::timing::Timing, ScenarioEr
         timing: Spanned<crate::timing::Timing>,
     }
     let origin = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
-        origin: origin.clone(),
-        position: None,
-        message: format!("cannot read timing file: {e}"),
-    })?;
+    let text = read(path, &origin, "timing file")?;
     let at = |span: Option<std::ops::Range<usize>>, message: String| ScenarioError {
         origin: origin.clone(),
         position: span.filter(|s| s.end > 0).map(|s| line_col(&text, s.start)),
@@ -296,8 +292,7 @@ pub fn timing_from_file(path: &Path) -> Result<crate::timing::Timing, ScenarioEr
             crate::limits::FILE_BYTES.refusal(&format!("{} bytes", text.len())),
         ));
     }
-    let doc: TimingDoc =
-        toml::from_str(&text).map_err(|e| at(e.span(), e.message().trim().to_string()))?;
+    let doc: TimingDoc = toml::from_str(&text).map_err(|e| toml_error(&text, &origin, e))?;
     let timing = *doc.timing.get_ref();
     timing.validate().map_err(|message| {
         let position = named_field(&message)
@@ -314,17 +309,40 @@ pub fn timing_from_file(path: &Path) -> Result<crate::timing::Timing, ScenarioEr
 
 pub(super) fn from_file<C: RecipeSet>(path: &Path) -> Result<Scenario<C>, ScenarioError> {
     let origin = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
-        origin: origin.clone(),
-        position: None,
-        message: format!("cannot read scenario file: {e}"),
-    })?;
+    let text = read(path, &origin, "scenario file")?;
     from_str(&text, &origin)
+}
+
+/// A scenario or timing file, read bounded ([`crate::input`]).
+fn read(path: &Path, origin: &str, what: &str) -> Result<String, ScenarioError> {
+    crate::input::read_text(path, crate::limits::FILE_BYTES, what).map_err(|e| ScenarioError {
+        origin: origin.to_string(),
+        position: e.position,
+        message: e.message,
+    })
 }
 
 pub(super) fn from_str<C: RecipeSet>(
     text: &str,
     origin: &str,
+) -> Result<Scenario<C>, ScenarioError> {
+    parse_and_check(text, origin, true)
+}
+
+/// [`from_str`] without [`Scenario::judges_something`], for a replayed
+/// token whose check adds invariants or monitors (code) before it runs:
+/// `Check::run` applies that rule to the whole check.
+pub(super) fn from_str_pending_code<C: RecipeSet>(
+    text: &str,
+    origin: &str,
+) -> Result<Scenario<C>, ScenarioError> {
+    parse_and_check(text, origin, false)
+}
+
+fn parse_and_check<C: RecipeSet>(
+    text: &str,
+    origin: &str,
+    judged: bool,
 ) -> Result<Scenario<C>, ScenarioError> {
     let at = |span: Option<std::ops::Range<usize>>, message: String| ScenarioError {
         origin: origin.to_string(),
@@ -337,8 +355,7 @@ pub(super) fn from_str<C: RecipeSet>(
             crate::limits::FILE_BYTES.refusal(&format!("{} bytes", text.len())),
         ));
     }
-    let doc: Doc =
-        toml::from_str(text).map_err(|e| at(e.span(), e.message().trim().to_string()))?;
+    let doc: Doc = toml::from_str(text).map_err(|e| toml_error(text, origin, e))?;
 
     let checks = |list: &[Spanned<String>]| {
         list.iter()
@@ -414,24 +431,46 @@ pub(super) fn from_str<C: RecipeSet>(
                             .as_ref()
                             .map_or_else(|| g.recipe.get_ref().clone(), |r| r.get_ref().clone()),
                         workload: Workload {
-                            rounds: w.and_then(|w| w.rounds).unwrap_or(workload.rounds),
-                            hold_ticks: w.and_then(|w| w.hold_ticks).unwrap_or(workload.hold_ticks),
+                            rounds: w
+                                .and_then(|w| w.rounds.as_ref())
+                                .map_or(workload.rounds, |v| *v.get_ref()),
+                            hold_ticks: w
+                                .and_then(|w| w.hold_ticks.as_ref())
+                                .map_or(workload.hold_ticks, |v| *v.get_ref()),
                             think_ticks: w
-                                .and_then(|w| w.think_ticks)
-                                .unwrap_or(workload.think_ticks),
+                                .and_then(|w| w.think_ticks.as_ref())
+                                .map_or(workload.think_ticks, |v| *v.get_ref()),
                         },
                     }
                 })
                 .collect();
             groups::validate::<C>(&groups).map_err(|e| {
                 let g = &docs[e.group];
+                let w = g.workload.as_ref();
                 let span = match e.field {
-                    "count" => g.count.span(),
-                    "role" => g.role.as_ref().map_or(g.recipe.span(), Spanned::span),
-                    _ => g.recipe.span(),
+                    "count" => Some(g.count.span()),
+                    "role" => g.role.as_ref().map(Spanned::span),
+                    "workload.rounds" => w.and_then(|w| w.rounds.as_ref()).map(Spanned::span),
+                    "workload.hold_ticks" => {
+                        w.and_then(|w| w.hold_ticks.as_ref()).map(Spanned::span)
+                    }
+                    "workload.think_ticks" => {
+                        w.and_then(|w| w.think_ticks.as_ref()).map(Spanned::span)
+                    }
+                    _ => None,
                 };
-                let span = if span.end > 0 { span } else { g.recipe.span() };
-                at(Some(span), e.message)
+                // A field the group does not write comes from `[workload]`.
+                let span = span.filter(|s| s.end > 0).or_else(|| {
+                    let top = e.field.starts_with("workload.");
+                    top.then(|| find_key(text, e.field))
+                        .flatten()
+                        .map(|(line, _)| line_start(text, line)..line_start(text, line) + 1)
+                });
+                let span = span.unwrap_or_else(|| g.recipe.span());
+                at(
+                    Some(span),
+                    format!("[[clients]] group {}: {}", e.group + 1, e.message),
+                )
             })?;
             let total = groups.iter().map(|g| g.count).sum();
             (groups[0].recipe.clone(), total, groups)
@@ -516,19 +555,14 @@ pub(super) fn from_str<C: RecipeSet>(
         always: Vec::new(),
         monitors: Vec::new(),
     };
-    if scenario.hard.is_empty() {
-        return Err(ScenarioError {
-            origin: origin.to_string(),
-            position: find_key(text, "checks.hard"),
-            message:
-                "`checks.hard` is empty: a run with no hard check can never fail, so it would \
-             say \"ok\" having checked nothing; name at least one check"
-                    .to_string(),
-        });
-    }
     // Point at the field when we know which one is wrong: the message
     // names it as `section.key` (or `key` at the top).
-    scenario.validate().map_err(|invalid| {
+    let checked = if judged {
+        scenario.validate()
+    } else {
+        scenario.validate_for_figures()
+    };
+    checked.map_err(|invalid| {
         let span = match &invalid {
             Invalid::NoClients | Invalid::Groups(_) => Some(doc.clients.span()),
             Invalid::BadRoot(_) => Some(doc.root.span()),
@@ -539,6 +573,13 @@ pub(super) fn from_str<C: RecipeSet>(
                 Some(doc.clients.span())
             }
             Invalid::Limits(message) if message.starts_with("`root`") => Some(doc.root.span()),
+            // A check that cannot fail: point at its name in `hard`.
+            Invalid::Checks(message) => doc
+                .checks
+                .hard
+                .iter()
+                .find(|name| message.contains(&format!("names `{}`", name.get_ref())))
+                .map(Spanned::span),
             _ => None,
         };
         let message = invalid.to_string();
@@ -553,6 +594,57 @@ pub(super) fn from_str<C: RecipeSet>(
         }
     })?;
     Ok(scenario)
+}
+
+/// A TOML syntax or shape error, located: where the parser gives no span
+/// (its recursion limit on a dotted key of 80 parts or more), the longest
+/// dotted key in the text is named instead.
+fn toml_error(text: &str, origin: &str, e: toml::de::Error) -> ScenarioError {
+    let mut message = e.message().trim().to_string();
+    let position = match e.span().filter(|s| s.end > 0) {
+        Some(span) => Some(line_col(text, span.start)),
+        None => longest_dotted_key(text).map(|(line, col, parts)| {
+            message = format!(
+                "{message}: a dotted key of {parts} parts (a scenario's keys have at most 3, \
+                 like `faults.aim.expiries`)"
+            );
+            (line, col)
+        }),
+    };
+    ScenarioError {
+        origin: origin.to_string(),
+        position,
+        message,
+    }
+}
+
+/// The line and column of the dotted key (before `=`, or a `[table]`
+/// header) with the most parts, and its part count; `None` if no key has
+/// a dot. Dots inside quotes do not count.
+fn longest_dotted_key(text: &str) -> Option<(usize, usize, usize)> {
+    let mut best: Option<(usize, usize, usize)> = None;
+    for (i, line) in text.lines().enumerate() {
+        let trimmed = line.trim_start();
+        let key = match trimmed.strip_prefix('[') {
+            Some(header) => header.trim_start_matches('['),
+            None => trimmed.split('=').next().unwrap_or(""),
+        };
+        let mut quote = None;
+        let mut dots = 0;
+        for c in key.chars() {
+            match (quote, c) {
+                (None, '"' | '\'') => quote = Some(c),
+                (Some(q), c) if c == q => quote = None,
+                (None, '.') => dots += 1,
+                (None, ']') => break,
+                _ => {}
+            }
+        }
+        if dots > 0 && best.is_none_or(|(_, _, parts)| dots + 1 > parts) {
+            best = Some((i + 1, line.len() - trimmed.len() + 1, dots + 1));
+        }
+    }
+    best
 }
 
 /// The `section.key` a validation message starts with.
@@ -640,9 +732,9 @@ pub(super) fn to_canonical<C: zksim::Client>(s: &Scenario<C>) -> String {
                 count: Spanned::new(0..0, g.count),
                 role: Some(spanned(&g.role)),
                 workload: Some(GroupWorkloadDoc {
-                    rounds: Some(g.workload.rounds),
-                    hold_ticks: Some(g.workload.hold_ticks),
-                    think_ticks: Some(g.workload.think_ticks),
+                    rounds: Some(Spanned::new(0..0, g.workload.rounds)),
+                    hold_ticks: Some(Spanned::new(0..0, g.workload.hold_ticks)),
+                    think_ticks: Some(Spanned::new(0..0, g.workload.think_ticks)),
                 }),
             })
             .collect();
@@ -705,14 +797,14 @@ pub(super) fn to_canonical<C: zksim::Client>(s: &Scenario<C>) -> String {
     toml::to_string(&doc).unwrap_or_default()
 }
 
-/// 1-based line and column (in characters) of byte `offset` in `text`.
-fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let offset = offset.min(text.len());
-    let before = &text[..offset];
-    let line = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    let col = text[line_start..offset].chars().count() + 1;
-    (line, col)
+use crate::input::line_col;
+
+/// The byte offset where 1-based line `line` of `text` starts.
+fn line_start(text: &str, line: usize) -> usize {
+    text.split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum()
 }
 
 #[cfg(test)]

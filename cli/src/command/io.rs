@@ -4,6 +4,21 @@
 //! without the "failed printing to stdout" panic of `println!`.
 
 use std::io::{self, Write};
+use std::path::Path;
+
+use zkcheck::limits::Limit;
+
+/// Every input file a command reads (`-`: standard input), bounded and
+/// checked as [`zkcheck::input`] does for scenario files: at most
+/// `limit.max` bytes, regular files only (a FIFO or a device is refused
+/// before it is opened), UTF-8 with the first bad byte located. The error
+/// starts with the path.
+pub fn read_input(path: &Path, limit: Limit, what: &str) -> Result<String, String> {
+    zkcheck::input::read_text(path, limit, what).map_err(|e| match e.position {
+        Some(_) => format!("{}:{e}", path.display()),
+        None => format!("{}: {e}", path.display()),
+    })
+}
 
 /// One output that swallows errors after the first.
 pub struct Out<'a> {

@@ -2,8 +2,9 @@
 //! them ([`crate::merge`]) and print one verdict, as a human summary or
 //! (`--json`) as a result object that merges again.
 
-use std::io::Read;
 use std::path::Path;
+
+use zkcheck::limits::SHARD_FILE_BYTES;
 
 use serde::Deserialize;
 
@@ -11,7 +12,7 @@ use crate::merge::{merge as combine, Input};
 use crate::summary::{Summary, VerdictKind, FORMAT};
 
 use super::figures::print_figures;
-use super::io::Text;
+use super::io::{read_input, Text};
 use super::{bad_input, say, Exit, Io, MergeArgs};
 
 pub fn merge(args: &MergeArgs, io: &mut Io) -> Exit {
@@ -19,20 +20,12 @@ pub fn merge(args: &MergeArgs, io: &mut Io) -> Exit {
     let mut stdin_read = false;
     for path in &args.files {
         let origin = path.display().to_string();
-        let text = if path == Path::new("-") {
-            if std::mem::replace(&mut stdin_read, true) {
-                return bad_input(io, "`-` (standard input) is given twice");
-            }
-            let mut text = String::new();
-            match std::io::stdin().read_to_string(&mut text) {
-                Ok(_) => text,
-                Err(e) => return bad_input(io, format!("-: cannot read standard input: {e}")),
-            }
-        } else {
-            match std::fs::read_to_string(path) {
-                Ok(text) => text,
-                Err(e) => return bad_input(io, format!("{origin}: cannot read: {e}")),
-            }
+        if path == Path::new("-") && std::mem::replace(&mut stdin_read, true) {
+            return bad_input(io, "`-` (standard input) is given twice");
+        }
+        let text = match read_input(path, SHARD_FILE_BYTES, "shard file") {
+            Ok(text) => text,
+            Err(e) => return bad_input(io, e),
         };
         match read_results(&origin, &text) {
             Ok(results) => inputs.extend(results.into_iter().map(|summary| Input {

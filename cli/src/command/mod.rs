@@ -34,7 +34,10 @@ pub use io::Io;
 /// Model-check ZooKeeper recipes on a deterministic simulated ensemble.
 #[derive(Debug, Parser)]
 #[command(name = "zkcheck", version, about, long_about = None)]
-#[command(after_help = "Exit codes: 0 ok (complete), 1 violation, 2 bad input, 3 incomplete.")]
+#[command(
+    after_help = "Exit codes: 0 ok (complete), 1 violation, 2 bad input, 3 incomplete (also a \
+                  second signal more than 2 s after the first, which ends the process at once)."
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -84,7 +87,8 @@ pub enum Command {
 
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
-    /// The scenario file (TOML; see docs/SCENARIOS.md).
+    /// The scenario file (TOML; see docs/SCENARIOS.md); `-` reads standard
+    /// input. A regular file or `-`: a FIFO or a device is refused.
     pub scenario: PathBuf,
     /// Exploration strategy [default: the scenario's `explore.strategy`].
     #[arg(long, value_enum)]

@@ -22,7 +22,7 @@ use super::timeline::{ArrowKind, Item, MarkKind, Timeline};
 /// One recipe's schedule, filtered down to releases, wakeups and acquisitions.
 pub fn herd_timeline(recipe: &str, clients: usize, seed: u64) -> Result<Timeline, ReportError> {
     let s = scenario(recipe, clients, false);
-    s.validate().map_err(ReportError::Scenario)?;
+    s.validate_for_figures().map_err(ReportError::Scenario)?;
     let (outcome, _) = run_timed(&s, seed);
     let indices =
         outcome

@@ -52,6 +52,8 @@ macro_rules! lock_recipe {
 
         impl $crate::Recipe for $name {
             const FAMILY: $crate::Family = $crate::Family::$family;
+            const WAITS_IN_LINE: bool =
+                <$proto as $crate::lock::protocol::Protocol>::WAITS_IN_LINE;
             fn new($params: &$crate::RecipeParams) -> Self {
                 $name($build)
             }

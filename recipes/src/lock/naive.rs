@@ -132,6 +132,9 @@ impl NaiveProtocol {
 }
 
 impl Protocol for NaiveProtocol {
+    /// A waiter only watches the one lock node: it is `Enqueued` in the
+    /// step its create wins, which is also the step it acquires.
+    const WAITS_IN_LINE: bool = false;
     fn attempt(&mut self, cx: &mut Cx<AppEvent>) -> Attempt {
         self.create(cx)
     }

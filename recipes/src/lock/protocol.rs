@@ -28,6 +28,8 @@ pub enum Attempt {
 /// How a lock recipe gets and lets go of the lock. Implementations emit
 /// `Enqueued` themselves; everything else is emitted by [`Rounds`].
 pub trait Protocol: Clone + Hash + Eq + Debug {
+    /// [`crate::Recipe::WAITS_IN_LINE`] of a lock built on this protocol.
+    const WAITS_IN_LINE: bool = true;
     /// Start one attempt: the lock root exists, the session is usable and
     /// `Requested` was just emitted.
     fn attempt(&mut self, cx: &mut Cx<AppEvent>) -> Attempt;
