@@ -118,7 +118,11 @@ pub fn conclude<C: RecipeSet>(
         .failure
         .as_ref()
         .map(|f| Counterexample::shrunk_until(scenario, f, &|| progress.stopped()).0);
-    let shrink = started.elapsed();
+    let shrink = if exploration.failure.is_some() {
+        started.elapsed()
+    } else {
+        std::time::Duration::ZERO
+    };
     let incomplete = incompleteness(scenario, options, &exploration);
     Verdict {
         exploration,

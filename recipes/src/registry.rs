@@ -80,7 +80,11 @@ impl RecipeParams {
 ///
 /// This is all the checker needs of a recipe written outside this crate:
 /// how to build client `params.client` of a run, and what the recipe is for
-/// (its [`Family`] decides which properties can be judged).
+/// (its [`Family`] decides which properties can be judged). What it must
+/// emit for each check to judge it is the event contract, in
+/// [`crate::event`] (docs/EVENTS.md): `ResourceWrite { fence }` for
+/// `fenced-mutex`, a fence that is the granting node's czxid for `owner`,
+/// `Elected` and its epoch for elections.
 pub trait Recipe: Client<Event = AppEvent> {
     /// What this recipe is for; tells the checker which monitors apply.
     const FAMILY: Family;

@@ -354,7 +354,8 @@ impl<C: RecipeSet> Check<C> {
                 .and_then(|s| s.strip_prefix("off"))
             {
                 panic!(
-                    "zkcheck: {}: symmetry reduction was required (Check::symmetry(true)) but                      is off{off}",
+                    "zkcheck: {}: symmetry reduction was required (Check::symmetry(true)) but \
+                     is off{off}",
                     self.scenario.recipe
                 );
             }
