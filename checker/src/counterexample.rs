@@ -31,6 +31,9 @@ pub struct Counterexample {
     /// memory budget); the schedule is then the smallest failing one found
     /// by that moment.
     pub shrink_cut_short: Option<StopReason>,
+    /// Replayed from a token, not found by a search: the run as the token
+    /// gives it (neither a seed nor exhaustive search found it here).
+    pub replayed: bool,
     /// The shrunk run, one line per thing that happened (ends with the violation).
     pub trace: String,
     /// `zk1:…`: the whole run in one line, for `zkcheck replay` or
@@ -78,6 +81,7 @@ impl Counterexample {
             steps: shrunk.schedule.len(),
             shrink_attempts: shrunk.attempts,
             shrink_cut_short: cut_short.into_inner(),
+            replayed: false,
             trace: String::new(),
             token: None,
             cycle_from: None,
@@ -115,6 +119,7 @@ impl Counterexample {
             steps: schedule.len(),
             shrink_attempts: attempts,
             shrink_cut_short: cut_short.borrow().clone(),
+            replayed: false,
             trace: String::new(),
             token: None,
             cycle_from: Some(from),
@@ -161,18 +166,27 @@ impl fmt::Display for Failure {
 
 impl fmt::Display for Counterexample {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let found = match self.seed {
-            Some(seed) => format!("seed {seed}"),
-            None => "exhaustive search".to_string(),
-        };
-        writeln!(
-            f,
-            "VIOLATION of {} (found by {found} after {} steps; shrunk to {} steps in {} replays)",
-            property_name(self.violation.property),
-            self.found_steps,
-            self.steps,
-            self.shrink_attempts
-        )?;
+        if self.replayed {
+            writeln!(
+                f,
+                "VIOLATION of {} (replayed from a token: {} steps)",
+                property_name(self.violation.property),
+                self.steps
+            )?;
+        } else {
+            let found = match self.seed {
+                Some(seed) => format!("seed {seed}"),
+                None => "exhaustive search".to_string(),
+            };
+            writeln!(
+                f,
+                "VIOLATION of {} (found by {found} after {} steps; shrunk to {} steps in {} replays)",
+                property_name(self.violation.property),
+                self.found_steps,
+                self.steps,
+                self.shrink_attempts
+            )?;
+        }
         if let Some(reason) = &self.shrink_cut_short {
             writeln!(f, "(shrinking ended early: {reason})")?;
         }

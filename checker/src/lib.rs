@@ -19,6 +19,7 @@
 
 pub mod aim;
 pub mod check;
+pub mod contract;
 pub mod counterexample;
 pub mod explore;
 pub mod input;

@@ -196,6 +196,30 @@ impl<C: RecipeSet> Model<C> {
         self.world.is_quiescent()
     }
 
+    /// What keeps [`Model::renamed`] from renaming this state apart from
+    /// the clients' own logic, one phrase each (empty: nothing does).
+    pub fn rename_blockers(&self) -> Vec<String> {
+        let mut blockers = Vec::new();
+        if self.aiming.is_some() {
+            blockers.push("faults aimed at roles".to_string());
+        }
+        if !self.invariants.0.is_empty() {
+            let names: Vec<String> = self
+                .invariants
+                .0
+                .iter()
+                .map(|i| format!("`{}`", i.name))
+                .collect();
+            blockers.push(format!(
+                "the invariant(s) {} added with Check::always (a function of the world may \
+                 read client ids any way it likes)",
+                names.join(", ")
+            ));
+        }
+        blockers.extend(self.monitors.rename_blockers());
+        blockers
+    }
+
     /// This state under a renaming of interchangeable clients (symmetry
     /// reduction, `explore::exhaustive::symmetry`), or `None` when some part
     /// cannot be renamed: a client logic or a judged monitor without

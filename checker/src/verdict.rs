@@ -64,6 +64,19 @@ pub struct Verdict {
     /// Why the exploration covered less than asked, one sentence each;
     /// such a verdict is never [`VerdictKind::Ok`].
     pub incomplete: Vec<String>,
+    /// How long the search and the shrinking took, apart (wall clock:
+    /// printed only, never part of a decision).
+    pub timings: Timings,
+}
+
+/// Wall-clock time of a check's two halves. Measured for the reader only:
+/// nothing is decided by it, so results stay deterministic.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Timings {
+    /// Exploring (a replay: running the one schedule).
+    pub search: std::time::Duration,
+    /// Shrinking the failure into its counterexample (zero without one).
+    pub shrink: std::time::Duration,
 }
 
 impl Verdict {
@@ -81,11 +94,16 @@ pub fn run<C: RecipeSet>(
     options: &Options,
     progress: &Progress,
 ) -> Verdict {
+    let started = std::time::Instant::now(); // printed only, never decides anything
     let exploration = explore::strategy::<C>(options).explore(scenario, progress);
-    conclude(scenario, options, exploration, progress)
+    let search = started.elapsed();
+    let mut verdict = conclude(scenario, options, exploration, progress);
+    verdict.timings.search = search;
+    verdict
 }
 
-/// The pipeline after exploring: shrink the failure (stopped when
+/// The pipeline after exploring: shrink the failure (timed into
+/// [`Timings::shrink`]; the caller who explored sets [`Timings::search`]) (stopped when
 /// `progress` says so, keeping the smallest failing schedule found by
 /// then) and judge completeness. [`run`] is `explore` then this; the CLI
 /// calls the two halves itself only to print its summary in between.
@@ -95,15 +113,25 @@ pub fn conclude<C: RecipeSet>(
     exploration: Exploration,
     progress: &Progress,
 ) -> Verdict {
+    let started = std::time::Instant::now(); // printed only, never decides anything
     let counterexample = exploration
         .failure
         .as_ref()
         .map(|f| Counterexample::shrunk_until(scenario, f, &|| progress.stopped()).0);
+    let shrink = if exploration.failure.is_some() {
+        started.elapsed()
+    } else {
+        std::time::Duration::ZERO
+    };
     let incomplete = incompleteness(scenario, options, &exploration);
     Verdict {
         exploration,
         counterexample,
         incomplete,
+        timings: Timings {
+            search: std::time::Duration::ZERO,
+            shrink,
+        },
     }
 }
 
@@ -124,6 +152,7 @@ pub fn of_replay<C: RecipeSet>(
         steps: run.schedule.len(),
         shrink_attempts: 0,
         shrink_cut_short: None,
+        replayed: true,
         trace: replayed.trace.text.clone(),
         token: Some(
             Token::new(scenario.clone(), indices.to_vec())
@@ -148,6 +177,7 @@ pub fn of_replay<C: RecipeSet>(
         exploration,
         counterexample,
         incomplete: Vec::new(),
+        timings: Timings::default(),
     }
 }
 

@@ -321,10 +321,13 @@ fn names_that_matter_and_unrenamed_monitors_turn_symmetry_off_and_flaws_are_stil
             small("sequential-string-sort", 2, &[MutualExclusion], |_| {}),
             "recipe",
         ),
-        // No renaming for the `asked` monitor yet.
+        // A user's invariant: a function of the world, named in the reason.
         (
-            small("sequential", 2, &[AcquiredOnlyWhenAsked], |_| {}),
-            "monitor",
+            small("sequential", 2, &[MutualExclusion], |s| {
+                s.always
+                    .push(zkcheck::invariant::Invariant::new("anything", |_| true))
+            }),
+            "cannot rename the invariant(s) `anything`",
         ),
         // Two silencing faults: two sessions could expire in one tick.
         (
@@ -357,6 +360,32 @@ fn names_that_matter_and_unrenamed_monitors_turn_symmetry_off_and_flaws_are_stil
     assert_eq!(
         string_sort.failure.map(|f| f.violation.property),
         Some(MutualExclusion)
+    );
+}
+
+/// `asked` renames (each client's last lock event moves with it): a
+/// search judging it is reduced, and reaches the verdict of the search
+/// without the reduction.
+#[test]
+fn the_asked_monitor_renames_and_keeps_symmetry_on() {
+    let scenario = small(
+        "sequential",
+        2,
+        &[AcquiredOnlyWhenAsked, MutualExclusion],
+        |_| {},
+    );
+    let on = bfs(&scenario, true, StrategyKind::Bfs, 1);
+    assert_eq!(
+        on.symmetry.as_deref(),
+        Some("on (interchangeable clients {0,1})")
+    );
+    let off = bfs(&scenario, false, StrategyKind::Bfs, 1);
+    assert!(on.failure.is_none() && off.failure.is_none());
+    assert!(
+        on.distinct_states < off.distinct_states,
+        "{:?} vs {:?}",
+        on.distinct_states,
+        off.distinct_states
     );
 }
 

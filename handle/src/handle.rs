@@ -164,6 +164,9 @@ pub(crate) fn steered_client(
         });
     }
     let params = RecipeParams {
+        group: 0,
+        role: info.name.into(),
+        session_timeout: zksim::world::MAX_SESSION_TIMEOUT,
         client,
         clients,
         root: root.to_string(),

@@ -106,6 +106,9 @@ fn main() -> ExitCode {
     let recipe_clients = (0..clients)
         .map(|client| {
             (info.build)(&RecipeParams {
+                group: 0,
+                role: info.name.into(),
+                session_timeout: zksim::world::MAX_SESSION_TIMEOUT,
                 client,
                 clients,
                 root: root.clone(),

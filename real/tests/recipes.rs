@@ -22,6 +22,9 @@ fn run_recipe(server: &TestServer, name: &str, rounds: u32) -> RealRun<AnyRecipe
     let clients = (0..CLIENTS)
         .map(|client| {
             (info.build)(&RecipeParams {
+                group: 0,
+                role: info.name.into(),
+                session_timeout: zksim::world::MAX_SESSION_TIMEOUT,
                 client,
                 clients: CLIENTS,
                 root: format!("/{name}"),

@@ -19,3 +19,8 @@ pub mod workload;
 pub use event::AppEvent;
 pub use registry::{AnyRecipe, Family, Recipe, RecipeInfo, RecipeParams, RecipeSet, RECIPES};
 pub use workload::Workload;
+
+/// zksim, for the paths [`recipe_set!`] expands to (a user's crate need
+/// not name it).
+#[doc(hidden)]
+pub use zksim as __zksim;

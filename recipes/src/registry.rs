@@ -4,9 +4,10 @@
 //! Recipes are gathered in one enum, [`AnyRecipe`], so that a world of mixed
 //! or chosen-at-runtime recipes is still a plain `Clone + Hash + Eq` value
 //! (no trait objects in the model). Adding a recipe is one line in the
-//! `registry!` invocation at the bottom.
+//! `registry!` invocation at the bottom. A user's own set of recipes is
+//! the same kind of enum, written by the public [`recipe_set!`] macro.
 
-use zksim::{Client, Cx, OpId, Reply, SessionEvent, WatchedEvent};
+use zksim::{Client, Tick};
 
 use crate::{AppEvent, Workload};
 
@@ -28,18 +29,62 @@ pub enum Family {
 pub struct RecipeParams {
     /// This client's index in the run (0-based).
     pub client: usize,
-    /// How many clients the run has.
+    /// How many clients the run has (all groups together).
     pub clients: usize,
     /// The recipe's root node (e.g. `/lock`); created by the recipe if missing.
     pub root: String,
+    /// This client's work (its `[[clients]]` group's, else the scenario's).
     pub workload: Workload,
+    /// The index of this client's `[[clients]]` group, in file order (0
+    /// when the scenario has no groups).
+    pub group: usize,
+    /// This client's role: its group's `role` (default: the group's
+    /// recipe name), or the recipe's name when the scenario has no groups.
+    /// A recipe with several roles (producer and consumer, candidate and
+    /// observer) reads it instead of guessing from its index.
+    pub role: String,
+    /// The session timeout the ensemble grants this client, in ticks: the
+    /// scenario's `ensemble.session_timeout` negotiated as a 3.8 server
+    /// does (clamped to [2, 20] ticks, S20). Real client libraries time
+    /// their own LOST from it (Curator's `ConnectionState.LOST`, kazoo's
+    /// `KazooState.LOST`): a recipe that models that reset reads it here.
+    pub session_timeout: Tick,
+}
+
+impl RecipeParams {
+    /// Client `client` of `clients`, one group, its role `role`, the
+    /// default ensemble's session timeout (20 ticks): what a driver
+    /// outside a scenario (the real-server driver, the lock handle) builds
+    /// a client from. Set `session_timeout` to the one a real server
+    /// negotiated when it is known.
+    pub fn new(
+        client: usize,
+        clients: usize,
+        root: impl Into<String>,
+        workload: Workload,
+        role: impl Into<String>,
+    ) -> Self {
+        RecipeParams {
+            client,
+            clients,
+            root: root.into(),
+            workload,
+            group: 0,
+            role: role.into(),
+            session_timeout: zksim::world::MAX_SESSION_TIMEOUT,
+        }
+    }
 }
 
 /// A recipe: a sans-IO client that reports [`AppEvent`]s.
 ///
 /// This is all the checker needs of a recipe written outside this crate:
 /// how to build client `params.client` of a run, and what the recipe is for
-/// (its [`Family`] decides which properties can be judged).
+/// (its [`Family`] decides which properties can be judged). What it must
+/// emit for each check to judge it is the event contract, in
+/// [`crate::event`] (docs/EVENTS.md): `ResourceWrite { fence }` for
+/// `fenced-mutex`, a fence that is the granting node's czxid for `owner`,
+/// `Elected` and its epoch for elections.
 pub trait Recipe: Client<Event = AppEvent> {
     /// What this recipe is for; tells the checker which monitors apply.
     const FAMILY: Family;
@@ -140,33 +185,7 @@ macro_rules! registry {
         #[derive(Clone, Debug, PartialEq, Eq, Hash)]
         pub enum AnyRecipe { $( $variant($ty), )* }
 
-        impl Client for AnyRecipe {
-            type Event = AppEvent;
-            fn start(&mut self, cx: &mut Cx<AppEvent>) {
-                match self { $( AnyRecipe::$variant(r) => r.start(cx), )* }
-            }
-            fn on_reply(&mut self, op: OpId, reply: Reply, cx: &mut Cx<AppEvent>) {
-                match self { $( AnyRecipe::$variant(r) => r.on_reply(op, reply, cx), )* }
-            }
-            fn on_watch(&mut self, event: WatchedEvent, cx: &mut Cx<AppEvent>) {
-                match self { $( AnyRecipe::$variant(r) => r.on_watch(event, cx), )* }
-            }
-            fn on_session(&mut self, event: SessionEvent, cx: &mut Cx<AppEvent>) {
-                match self { $( AnyRecipe::$variant(r) => r.on_session(event, cx), )* }
-            }
-            fn on_timer(&mut self, cx: &mut Cx<AppEvent>) {
-                match self { $( AnyRecipe::$variant(r) => r.on_timer(cx), )* }
-            }
-            fn is_done(&self) -> bool {
-                match self { $( AnyRecipe::$variant(r) => r.is_done(), )* }
-            }
-            fn renamed(&self, rn: &zksim::rename::Renaming) -> Option<Self> {
-                match self { $( AnyRecipe::$variant(r) => r.renamed(rn).map(AnyRecipe::$variant), )* }
-            }
-            fn ops_shifted(&self, base: OpId) -> Option<Self> {
-                match self { $( AnyRecipe::$variant(r) => r.ops_shifted(base).map(AnyRecipe::$variant), )* }
-            }
-        }
+        $crate::__client_dispatch!(AnyRecipe { $( $variant ),* });
 
         /// All recipes, in `zkcheck list` order.
         pub static RECIPES: &[RecipeInfo] = &[ $(
@@ -179,6 +198,118 @@ macro_rules! registry {
                 build: |p| AnyRecipe::$variant(<$ty as Recipe>::new(p)),
             },
         )* ];
+    };
+}
+
+/// A recipe set of your own: an enum over your recipe types (and other
+/// sets), with [`Client`] and [`RecipeSet`] written for you, so that one
+/// run mixes several recipe types (a producer and a consumer, a candidate
+/// and an observer: `[[clients]]` groups name them) and your own `zkcheck`
+/// binary (`zkcheck_cli::command::main_for::<YourSet>()`) checks and
+/// replays them.
+///
+/// ```
+/// use zkrecipes::{lock::SequentialLock, queue::{QueueConsumer, QueueProducer}, AnyRecipe, RecipeSet};
+///
+/// zkrecipes::recipe_set! {
+///     /// The recipes of my project.
+///     pub enum MyRecipes {
+///         Producer(QueueProducer),
+///         Consumer(QueueConsumer),
+///         // A set nests: every registered recipe too, under its own name.
+///         Registered(AnyRecipe),
+///     }
+/// }
+///
+/// assert!(MyRecipes::names().contains(&"queue-producer"));
+/// assert!(MyRecipes::family_of("sequential").is_some());
+/// ```
+///
+/// Each member is a [`Recipe`] (a set of one, named by
+/// [`Recipe::name`]) or a [`RecipeSet`]; a name is looked up in member
+/// order, so the first member that knows it builds it. Every member must
+/// be `Send + Sync + 'static`, as the checker runs sets on many threads.
+#[macro_export]
+macro_rules! recipe_set {
+    ($(#[$meta:meta])* $vis:vis enum $set:ident { $( $variant:ident($ty:ty) ),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+        $vis enum $set { $( $variant($ty), )+ }
+
+        $crate::__client_dispatch!($set { $( $variant ),+ });
+
+        impl $crate::RecipeSet for $set {
+            fn family_of(name: &str) -> ::std::option::Option<$crate::Family> {
+                $(
+                    if let ::std::option::Option::Some(f) = <$ty as $crate::RecipeSet>::family_of(name) {
+                        return ::std::option::Option::Some(f);
+                    }
+                )+
+                ::std::option::Option::None
+            }
+            fn build(name: &str, params: &$crate::RecipeParams) -> ::std::option::Option<Self> {
+                $(
+                    if let ::std::option::Option::Some(r) = <$ty as $crate::RecipeSet>::build(name, params) {
+                        return ::std::option::Option::Some($set::$variant(r));
+                    }
+                )+
+                ::std::option::Option::None
+            }
+            fn names() -> ::std::vec::Vec<&'static str> {
+                let mut names = ::std::vec::Vec::new();
+                $( names.extend(<$ty as $crate::RecipeSet>::names()); )+
+                names
+            }
+        }
+    };
+}
+
+/// [`Client`] for an enum whose every variant holds one client: each call
+/// goes to the variant's client. Used by [`recipe_set!`] and the registry.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __client_dispatch {
+    ($set:ident { $( $variant:ident ),+ }) => {
+        impl $crate::__zksim::Client for $set {
+            type Event = $crate::AppEvent;
+            fn start(&mut self, cx: &mut $crate::__zksim::Cx<$crate::AppEvent>) {
+                match self { $( $set::$variant(r) => $crate::__zksim::Client::start(r, cx), )+ }
+            }
+            fn on_reply(
+                &mut self,
+                op: $crate::__zksim::OpId,
+                reply: $crate::__zksim::Reply,
+                cx: &mut $crate::__zksim::Cx<$crate::AppEvent>,
+            ) {
+                match self { $( $set::$variant(r) => $crate::__zksim::Client::on_reply(r, op, reply, cx), )+ }
+            }
+            fn on_watch(
+                &mut self,
+                event: $crate::__zksim::WatchedEvent,
+                cx: &mut $crate::__zksim::Cx<$crate::AppEvent>,
+            ) {
+                match self { $( $set::$variant(r) => $crate::__zksim::Client::on_watch(r, event, cx), )+ }
+            }
+            fn on_session(
+                &mut self,
+                event: $crate::__zksim::SessionEvent,
+                cx: &mut $crate::__zksim::Cx<$crate::AppEvent>,
+            ) {
+                match self { $( $set::$variant(r) => $crate::__zksim::Client::on_session(r, event, cx), )+ }
+            }
+            fn on_timer(&mut self, cx: &mut $crate::__zksim::Cx<$crate::AppEvent>) {
+                match self { $( $set::$variant(r) => $crate::__zksim::Client::on_timer(r, cx), )+ }
+            }
+            fn is_done(&self) -> bool {
+                match self { $( $set::$variant(r) => $crate::__zksim::Client::is_done(r), )+ }
+            }
+            fn renamed(&self, rn: &$crate::__zksim::rename::Renaming) -> ::std::option::Option<Self> {
+                match self { $( $set::$variant(r) => $crate::__zksim::Client::renamed(r, rn).map($set::$variant), )+ }
+            }
+            fn ops_shifted(&self, base: $crate::__zksim::OpId) -> ::std::option::Option<Self> {
+                match self { $( $set::$variant(r) => $crate::__zksim::Client::ops_shifted(r, base).map($set::$variant), )+ }
+            }
+        }
     };
 }
 

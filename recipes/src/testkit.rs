@@ -6,7 +6,7 @@
 //! use zkrecipes::testkit::{children, Harness};
 //! use zkrecipes::{lock::SequentialLock, Recipe, RecipeParams, Workload};
 //!
-//! let params = RecipeParams { client: 0, clients: 1, root: "/lock".into(), workload: Workload::default() };
+//! let params = RecipeParams::new(0, 1, "/lock", Workload::default(), "sequential");
 //! let mut h = Harness::new(SequentialLock::new(&params), 0x10);
 //! let out = h.start();
 //! assert_eq!(out.sent.len(), 1); // create /lock (persistent)

@@ -47,6 +47,12 @@ fn run(name: &str, clients: usize, plan: Plan, seeds: std::ops::Range<u64>) -> T
         let recipes: Vec<AnyRecipe> = (0..clients)
             .map(|client| {
                 (info.build)(&RecipeParams {
+                    group: 0,
+                    role: info.name.into(),
+                    session_timeout: plan.session_timeout.clamp(
+                        zksim::world::MIN_SESSION_TIMEOUT,
+                        zksim::world::MAX_SESSION_TIMEOUT,
+                    ),
                     client,
                     clients,
                     root: "/lock".into(),

@@ -45,6 +45,11 @@ use crate::token::Token;
 pub struct Check<C: RecipeSet> {
     scenario: Scenario<C>,
     options: Options,
+    /// Stop the search after this long (incomplete, never ok).
+    time_limit: Option<std::time::Duration>,
+    /// [`Check::symmetry`]`(true)` was asked for explicitly: a search
+    /// that cannot use it is refused, not silently run without it.
+    symmetry_required: bool,
     /// Replay these choices instead of exploring ([`Check::replay`]).
     replay: Option<Vec<u32>>,
     /// The replayed token is a lasso whose cycle starts at this step.
@@ -80,9 +85,31 @@ impl<C: RecipeSet> Check<C> {
         Check {
             scenario,
             options,
+            time_limit: None,
+            symmetry_required: false,
             replay: None,
             replay_cycle: None,
         }
+    }
+
+    /// A run of several recipe types or roles of the set `C` (an enum of
+    /// yours written by [`zkrecipes::recipe_set!`]): one `[[clients]]`
+    /// group each, numbered across groups in order; each client's
+    /// [`zkrecipes::RecipeParams`] carries its `group` and `role`. The
+    /// family's defaults as for [`Check::new`] (every group must be of one
+    /// family).
+    ///
+    /// # Panics
+    /// If `groups` is empty (a check needs clients).
+    pub fn groups(groups: impl IntoIterator<Item = crate::scenario::ClientGroup>) -> Self {
+        let groups: Vec<_> = groups.into_iter().collect();
+        let first = groups
+            .first()
+            .unwrap_or_else(|| panic!("Check::groups: no groups (a check needs clients)"));
+        let clients = groups.iter().map(|g| g.count).sum();
+        let mut scenario = Scenario::<C>::for_set(&first.recipe, clients);
+        scenario.groups = groups;
+        Check::from_scenario(scenario)
     }
 
     /// Replay a `replay:` token printed by a failing check (or by
@@ -157,9 +184,66 @@ impl<C: RecipeSet> Check<C> {
         self
     }
 
-    /// Any other scenario field (ensemble shape, timeouts, root, workload).
+    /// Any other scenario field (ensemble shape, timeouts, root, workload,
+    /// `explore`). A change to the scenario's `[explore]` defaults reaches
+    /// the check's options: `s.explore.max_states = Some(n)` caps the
+    /// search as [`Check::max_states`] does (an unchanged field keeps what
+    /// the builder set).
     pub fn configure(mut self, f: impl FnOnce(&mut Scenario<C>)) -> Self {
+        let before = self.scenario.explore;
         f(&mut self.scenario);
+        let after = self.scenario.explore;
+        let o = &mut self.options;
+        if after.strategy != before.strategy {
+            o.strategy = after.strategy;
+        }
+        if after.schedules != before.schedules {
+            o.schedules = after.schedules;
+        }
+        if after.seed != before.seed {
+            o.seed = after.seed;
+        }
+        if after.pct_depth != before.pct_depth {
+            o.pct_depth = after.pct_depth;
+        }
+        if after.depth != before.depth {
+            o.depth = after.depth;
+        }
+        if after.symmetry != before.symmetry {
+            o.symmetry = after.symmetry;
+        }
+        if after.por != before.por {
+            o.por = after.por;
+        }
+        if after.cycles != before.cycles {
+            o.cycles = after.cycles;
+        }
+        if after.max_states != before.max_states {
+            o.max_states = Options::from_scenario(&self.scenario).max_states;
+        }
+        self
+    }
+
+    /// BFS/DFS: stop after `states` distinct states. The check is then
+    /// incomplete, never ok (`assert_holds` panics with the reason), as
+    /// `zkcheck check --max-states` exits 3.
+    pub fn max_states(mut self, states: u64) -> Self {
+        self.scenario.explore.max_states = Some(states);
+        self.options.max_states = usize::try_from(states).unwrap_or(usize::MAX);
+        self
+    }
+
+    /// Stop once the process uses this many MiB (default: half the
+    /// machine's available memory), as `--memory-mb` does: incomplete, never ok.
+    pub fn memory_mb(mut self, mib: u64) -> Self {
+        self.scenario.explore.memory_mb = Some(mib);
+        self
+    }
+
+    /// Stop the search (and the shrinking) after this long, as
+    /// `--time-limit` does: incomplete, never ok.
+    pub fn time_limit(mut self, limit: std::time::Duration) -> Self {
+        self.time_limit = Some(limit);
         self
     }
 
@@ -204,10 +288,16 @@ impl<C: RecipeSet> Check<C> {
         self
     }
 
-    /// BFS/DFS with symmetry reduction where sound (the default) or
-    /// without it (every permutation of interchangeable clients explored).
+    /// BFS/DFS with symmetry reduction or without it (every permutation of
+    /// interchangeable clients explored). By default it is on where sound
+    /// and off elsewhere, the reason in [`Exploration::symmetry`];
+    /// `symmetry(true)` *requires* it: a search that cannot use it panics
+    /// naming what blocks it (a recipe without `Client::renamed`, an
+    /// invariant or monitor of yours, the `queue` monitor, aimed faults,
+    /// two faults that may silence sessions, no two clients alike).
     pub fn symmetry(mut self, on: bool) -> Self {
         self.options.symmetry = on;
+        self.symmetry_required = on;
         self
     }
 
@@ -253,7 +343,43 @@ impl<C: RecipeSet> Check<C> {
         }
         let mut options = self.options;
         overrides.apply(&mut options);
-        crate::verdict::run(&self.scenario, &options, &Progress::hidden())
+        let memory = self
+            .scenario
+            .explore
+            .memory_mb
+            .map_or_else(crate::stop::default_memory_budget, |mib| {
+                mib.saturating_mul(1 << 20)
+            });
+        let progress =
+            Progress::hidden().with_stop(crate::stop::Stop::new(self.time_limit, memory));
+        let verdict = crate::verdict::run(&self.scenario, &options, &progress);
+        if self.symmetry_required
+            && matches!(options.strategy, StrategyKind::Bfs | StrategyKind::Dfs)
+        {
+            if let Some(off) = verdict
+                .exploration
+                .symmetry
+                .as_deref()
+                .and_then(|s| s.strip_prefix("off"))
+            {
+                panic!(
+                    "zkcheck: {}: symmetry reduction was required (Check::symmetry(true)) but \
+                     is off{off}",
+                    self.scenario.recipe
+                );
+            }
+        }
+        verdict
+    }
+
+    /// Hard checks that no run gave anything to judge (the recipe never
+    /// emitted the events they read, [`crate::contract`]): `assert_holds`
+    /// refuses to call such a check ok.
+    pub fn unjudged(&self, verdict: &Verdict) -> Vec<String> {
+        if verdict.counterexample.is_some() {
+            return Vec::new();
+        }
+        crate::contract::unjudged(&self.scenario, &verdict.exploration.figures)
     }
 
     /// This check with `other`'s invariants and monitors: code, which a
@@ -285,6 +411,14 @@ impl<C: RecipeSet> Check<C> {
                 "{}: not checked completely (the CLI exits 3 for the same run): {}",
                 self.scenario.recipe,
                 verdict.incomplete.join("; ")
+            );
+        }
+        let unjudged = self.unjudged(&verdict);
+        if !unjudged.is_empty() {
+            panic!(
+                "{}: not checked: {}",
+                self.scenario.recipe,
+                unjudged.join("; ")
             );
         }
         verdict.exploration

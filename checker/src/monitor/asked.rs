@@ -40,6 +40,15 @@ impl AskedMonitor {
     pub fn new() -> Self {
         Self::default()
     }
+
+    /// This monitor under a renaming of clients (symmetry reduction): its
+    /// memory is each client's last lock event and when, so renaming moves
+    /// the entries to the clients' new ids (ticks are not renamed).
+    pub(crate) fn renamed(&self, r: &zksim::rename::Renaming) -> Self {
+        AskedMonitor {
+            last: self.last.iter().map(|(&c, &l)| (r.client(c), l)).collect(),
+        }
+    }
 }
 
 fn unasked(client: ClientId, fence: i64, now: Tick, before: Option<Last>) -> Violation {
@@ -128,6 +137,21 @@ mod tests {
         for needle in ["client 0", "fence 7", "tick 4", "acquisition at tick 0"] {
             assert!(err.explanation.contains(needle), "{}", err.explanation);
         }
+    }
+
+    #[test]
+    fn renaming_moves_each_clients_memory_with_it() {
+        let mut m = AskedMonitor::new();
+        let v = FakeView::new(2);
+        m.observe(&v, &[req(0), acq(0, 1), rel(0), req(1)]).unwrap();
+        let swapped = m.renamed(&zksim::rename::Renaming::new(vec![1, 0]));
+        assert_ne!(swapped, m);
+        // Client 1 (formerly 0) has used its request up; client 0 (formerly
+        // 1) has an open one.
+        assert!(swapped.clone().observe(&v, &[acq(0, 2)]).is_ok());
+        assert!(swapped.clone().observe(&v, &[acq(1, 2)]).is_err());
+        let back = swapped.renamed(&zksim::rename::Renaming::new(vec![1, 0]));
+        assert_eq!(back, m);
     }
 
     #[test]

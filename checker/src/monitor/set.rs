@@ -177,7 +177,7 @@ impl Monitors {
             asked,
             owner,
         } = self;
-        if queue.is_some() || asked.is_some() {
+        if queue.is_some() {
             return None;
         }
         Some(Monitors {
@@ -189,7 +189,7 @@ impl Monitors {
             leaks: leaks.as_ref().map(|m| m.renamed(r)),
             queue: None,
             election: election.as_ref().map(|m| m.renamed(r)),
-            asked: None,
+            asked: asked.as_ref().map(|m| m.renamed(r)),
             owner: owner.as_ref().map(|m| m.renamed(r)),
         })
     }
@@ -390,6 +390,31 @@ impl MonitorSet {
             }
         }
         hard.map_or(Ok(()), Err)
+    }
+
+    /// What keeps [`MonitorSet::renamed`] from renaming this set, one
+    /// phrase each (empty: nothing does): what symmetry reduction names
+    /// when it has to stay off.
+    pub fn rename_blockers(&self) -> Vec<String> {
+        let mut blockers = Vec::new();
+        if self.judged.queue.is_some() {
+            blockers.push(
+                "the hard check `queue` (its monitor keeps item node paths, which it cannot \
+                 rename yet; judge it in random or PCT runs, or turn symmetry off)"
+                    .to_string(),
+            );
+        }
+        if !self.custom.is_empty() {
+            blockers.push(format!(
+                "{} monitor(s) of your own added with Check::monitor (a Monitor has no renaming: \
+                 it may read client ids any way it likes)",
+                self.custom.len()
+            ));
+        }
+        if self.at_start.is_some() {
+            blockers.push("a violation at the start of the run".to_string());
+        }
+        blockers
     }
 
     /// The set's identity under a renaming of clients (symmetry

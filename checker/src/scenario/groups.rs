@@ -40,9 +40,37 @@ pub struct ClientGroup {
     pub workload: Workload,
 }
 
+impl ClientGroup {
+    /// `count` clients of the recipe called `recipe`, in the role of that
+    /// name, with the default workload.
+    pub fn new(recipe: &str, count: usize) -> Self {
+        ClientGroup {
+            recipe: recipe.to_string(),
+            count,
+            role: recipe.to_string(),
+            workload: Workload::default(),
+        }
+    }
+
+    /// The same group in the role `role` (what the clients read in
+    /// [`zkrecipes::RecipeParams::role`]; what `[faults.aim]` names).
+    pub fn role(mut self, role: &str) -> Self {
+        self.role = role.to_string();
+        self
+    }
+
+    /// The same group with its own workload.
+    pub fn workload(mut self, workload: Workload) -> Self {
+        self.workload = workload;
+        self
+    }
+}
+
 /// What one client is: its recipe, role and workload.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Member<'a> {
+    /// The index of the client's group (0 without groups).
+    pub group: usize,
     pub recipe: &'a str,
     pub role: &'a str,
     pub workload: Workload,
@@ -193,9 +221,10 @@ pub fn role_names<'a>(groups: &'a [ClientGroup], recipe: &'a str) -> Vec<&'a str
 /// The member that client `client` is, in a list of groups.
 pub fn member(groups: &[ClientGroup], client: usize) -> Option<Member<'_>> {
     let mut first = 0;
-    for g in groups {
+    for (group, g) in groups.iter().enumerate() {
         if client < first + g.count {
             return Some(Member {
+                group,
                 recipe: &g.recipe,
                 role: &g.role,
                 workload: g.workload,

@@ -198,6 +198,15 @@ impl Scenario {
         parse::from_str(text, origin)
     }
 
+    /// [`Scenario::from_file`] for the recipes of type `C` (the file's
+    /// `recipe` must be one `C` can build): what a user's own `zkcheck`
+    /// binary reads.
+    pub fn from_file_as<C: RecipeSet>(
+        path: &std::path::Path,
+    ) -> Result<Scenario<C>, ScenarioError> {
+        parse::from_file(path)
+    }
+
     /// [`Scenario::parse`] for the recipes of type `C` (the text's `recipe`
     /// must be one `C` can build).
     pub fn parse_as<C: RecipeSet>(text: &str, origin: &str) -> Result<Scenario<C>, ScenarioError> {
@@ -234,6 +243,17 @@ impl<C: zkrecipes::Recipe + Send + Sync + 'static> Scenario<C> {
 }
 
 impl<C: RecipeSet> Scenario<C> {
+    /// [`Scenario::of_recipe`]'s defaults for the recipe called `recipe`
+    /// of the set `C` (its family's checks; `/lock` as root).
+    pub fn for_set(recipe: &str, clients: usize) -> Self {
+        let mut s = Self::named(recipe, clients);
+        if !matches!(C::family_of(recipe), Some(Family::Lock | Family::RwLock)) {
+            s.hard = Vec::new();
+            s.report = Vec::new();
+        }
+        s
+    }
+
     fn named(recipe: &str, clients: usize) -> Self {
         Scenario {
             name: format!("{recipe}-{clients}"),
@@ -584,6 +604,7 @@ impl<C: RecipeSet> Scenario<C> {
     /// What client `client` is: its recipe, role and workload.
     pub fn member(&self, client: usize) -> Member<'_> {
         groups::member(&self.groups, client).unwrap_or(Member {
+            group: 0,
             recipe: &self.recipe,
             role: &self.recipe,
             workload: self.workload,
@@ -602,13 +623,21 @@ impl<C: RecipeSet> Scenario<C> {
         groups::role_names(&self.groups, &self.recipe)
     }
 
-    /// What client `client` is built from.
+    /// What client `client` is built from: its index, group, role and
+    /// workload, the root, and the session timeout the ensemble grants.
     pub fn params(&self, client: usize) -> RecipeParams {
+        let member = self.member(client);
         RecipeParams {
             client,
             clients: self.clients,
             root: self.root.clone(),
-            workload: self.member(client).workload,
+            workload: member.workload,
+            group: member.group,
+            role: member.role.to_string(),
+            session_timeout: self.ensemble.session_timeout.clamp(
+                zksim::world::MIN_SESSION_TIMEOUT,
+                zksim::world::MAX_SESSION_TIMEOUT,
+            ),
         }
     }
 }

@@ -14,13 +14,15 @@ use zkcheck::scenario::{property_name, Scenario, StrategyKind};
 use zkcheck::stop::install_signal_handler;
 use zkcheck::token::Token;
 use zkcheck::verdict;
+use zkrecipes::RecipeSet;
 
 use super::figures::print_figures;
 use super::io::Text;
 use super::{bad_input, options, say, CheckArgs, Exit, Io};
+use std::io::Write as _;
 
-pub fn check(args: &CheckArgs, io: &mut Io) -> Exit {
-    let scenario = match Scenario::from_file(&args.scenario) {
+pub fn check<C: RecipeSet>(args: &CheckArgs, io: &mut Io) -> Exit {
+    let scenario = match Scenario::from_file_as::<C>(&args.scenario) {
         Ok(s) => s,
         Err(e) => return bad_input(io, e),
     };
@@ -59,12 +61,27 @@ pub fn check(args: &CheckArgs, io: &mut Io) -> Exit {
     // shrink (Ctrl-C or the time limit also end shrinking, with what it
     // has) and judge completeness.
     let verdict = verdict::conclude(&scenario, &options, result, &progress);
+    // What would make the verdict say less than it seems to, on stderr
+    // whatever the output format: symmetry that had to stay off, hard
+    // checks the recipe gave nothing to judge.
+    for warning in warnings(&scenario, &options, &verdict) {
+        let _ = writeln!(io.err, "warning: {warning}");
+    }
+    let Io { out, err } = io;
+    let mut human = Text {
+        out: if args.json { err } else { out },
+    };
     let mut report_error = None;
     if let Some(c) = &verdict.counterexample {
         say!(human);
         say!(human, "{c}");
+        say!(
+            human,
+            "(search {secs:.2}s, shrinking {:.2}s)",
+            verdict.timings.shrink.as_secs_f64()
+        );
         if let (Some(token), Some(dir)) = (&c.token, &args.report) {
-            let written = Token::decode(token)
+            let written = Token::decode_as::<C>(token)
                 .map_err(|e| format!("internal error: the counterexample's token: {e}"))
                 .and_then(|token| {
                     crate::viewer::write_counterexample(dir, &token).map_err(|e| e.to_string())
@@ -103,6 +120,37 @@ pub fn check(args: &CheckArgs, io: &mut Io) -> Exit {
     }
 }
 
+/// Warnings about a verdict: exhaustive search without the symmetry
+/// reduction it was not told to drop (and why), hard checks that judged
+/// nothing ([`zkcheck::contract`]).
+fn warnings<C: RecipeSet>(
+    scenario: &Scenario<C>,
+    options: &Options,
+    verdict: &verdict::Verdict,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    if options.symmetry {
+        if let Some(why) = verdict
+            .exploration
+            .symmetry
+            .as_deref()
+            .and_then(|s| s.strip_prefix("off ("))
+        {
+            out.push(format!(
+                "symmetry reduction is off: {}",
+                why.strip_suffix(')').unwrap_or(why)
+            ));
+        }
+    }
+    if verdict.counterexample.is_none() {
+        out.extend(zkcheck::contract::unjudged(
+            scenario,
+            &verdict.exploration.figures,
+        ));
+    }
+    out
+}
+
 fn explored(options: &Options, shard: Shard, r: &Exploration) -> String {
     match options.strategy {
         StrategyKind::Random | StrategyKind::Pct if !shard.is_whole() => {
@@ -117,9 +165,9 @@ fn explored(options: &Options, shard: Shard, r: &Exploration) -> String {
     }
 }
 
-fn print_summary(
+fn print_summary<C: RecipeSet>(
     io: &mut Text,
-    scenario: &Scenario,
+    scenario: &Scenario<C>,
     options: &Options,
     shard: Shard,
     r: &Exploration,

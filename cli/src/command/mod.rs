@@ -27,6 +27,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use zkcheck::scenario::StrategyKind;
+use zkrecipes::{AnyRecipe, RecipeSet};
 
 pub(crate) use io::say;
 pub use io::Io;
@@ -72,7 +73,7 @@ pub enum Command {
     Merge(MergeArgs),
     /// Compare recipes side by side (naive vs predecessor-watch lock, …).
     Compare(CompareArgs),
-    /// List every registered recipe: name, family, origin, summary.
+    /// List every recipe this binary knows: name, family, origin, summary.
     List,
     /// Serve the simulated ensemble on ZooKeeper 3.8's wire protocol, so
     /// that unmodified clients (zkCli, Curator, kazoo, zookeeper-client)
@@ -298,13 +299,38 @@ impl From<Exit> for ExitCode {
     }
 }
 
-/// The binary: the process's arguments, stdout and stderr.
+/// The binary: the process's arguments, stdout and stderr, over the
+/// registered recipes.
 pub fn main() -> ExitCode {
+    main_for::<AnyRecipe>()
+}
+
+/// A `zkcheck` of your own over the recipe set `C` (one [`zkrecipes::Recipe`]
+/// type, or an enum of yours written by [`zkrecipes::recipe_set!`]): the
+/// same commands, flags, output and exit codes, with scenarios and replay
+/// tokens naming `C`'s recipes. A token printed by a failing `cargo test`
+/// (`zkcheck::check::Check<C>`) replays here, `--trace` and `--html`
+/// included; `--shard` and `merge` split and join its sweeps.
+///
+/// ```no_run
+/// zkrecipes::recipe_set! {
+///     pub enum MyRecipes { Lock(zkrecipes::lock::SequentialLock) }
+/// }
+///
+/// fn main() -> std::process::ExitCode {
+///     zkcheck_cli::command::main_for::<MyRecipes>()
+/// }
+/// ```
+///
+/// Invariants and monitors added with `Check::always` and `Check::monitor`
+/// are code, which neither a scenario file nor a token carries: this
+/// binary judges the scenario's named checks only.
+pub fn main_for<C: RecipeSet>() -> ExitCode {
     // Unlocked handles: progress lines are written to stderr from worker
     // threads while the command runs, so the command must not hold its lock.
     let mut out = std::io::stdout();
     let mut err = std::io::stderr();
-    run(std::env::args_os(), &mut out, &mut err).into()
+    run_for::<C, _, _>(std::env::args_os(), &mut out, &mut err).into()
 }
 
 /// Run `zkcheck` with `args` (the first is the program name), writing to
@@ -315,9 +341,22 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
+    run_for::<AnyRecipe, I, T>(args, out, err)
+}
+
+/// [`run`] over the recipe set `C` (what [`main_for`] runs).
+pub fn run_for<C: RecipeSet, I, T>(
+    args: I,
+    out: &mut dyn std::io::Write,
+    err: &mut dyn std::io::Write,
+) -> Exit
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
     let mut io = Io::new(out, err);
     let exit = match Cli::try_parse_from(args) {
-        Ok(cli) => dispatch(cli, &mut io),
+        Ok(cli) => dispatch::<C>(cli, &mut io),
         Err(e) => {
             // clap's own verdicts: help and version go to stdout (exit 0),
             // a usage error to stderr (exit 2).
@@ -338,14 +377,15 @@ where
     exit
 }
 
-/// Run one parsed command.
-fn dispatch(cli: Cli, io: &mut Io) -> Exit {
+/// Run one parsed command over the recipe set `C`. `compare` and `serve`
+/// run the registered recipes whatever `C` is (they name their own).
+fn dispatch<C: RecipeSet>(cli: Cli, io: &mut Io) -> Exit {
     match cli.command {
-        Command::Check(args) => check::check(&args, io),
-        Command::Replay(args) => replay::replay(&args, io),
+        Command::Check(args) => check::check::<C>(&args, io),
+        Command::Replay(args) => replay::replay::<C>(&args, io),
         Command::Merge(args) => merge::merge(&args, io),
         Command::Compare(args) => compare::compare(&args, io),
-        Command::List => list::list(io),
+        Command::List => list::list::<C>(io),
         // The server writes its connect string and logs to the process's
         // own stdout and stderr: it runs until a signal, not into a buffer.
         Command::Serve(args) => Exit::Code(zkserve::cli::run(args)),

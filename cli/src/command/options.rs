@@ -13,7 +13,10 @@ use zkcheck::stop::{default_memory_budget, Stop};
 use super::CheckArgs;
 
 /// The options `check` explores with, or what is wrong with the flags.
-pub fn options(args: &CheckArgs, scenario: &Scenario) -> Result<Options, String> {
+pub fn options<C: zksim::Client>(
+    args: &CheckArgs,
+    scenario: &Scenario<C>,
+) -> Result<Options, String> {
     let mut options = Options::from_scenario(scenario);
     options.jobs = match args.jobs {
         Some(j) => l::JOBS.check_usize(j)?,
@@ -90,7 +93,7 @@ pub fn shard(args: &CheckArgs, options: &Options) -> Result<Shard, String> {
 }
 
 /// The stop conditions `check` runs under.
-pub fn stop(args: &CheckArgs, scenario: &Scenario) -> Result<Stop, String> {
+pub fn stop<C: zksim::Client>(args: &CheckArgs, scenario: &Scenario<C>) -> Result<Stop, String> {
     let time_limit = match &args.time_limit {
         Some(text) => Some(Duration::from_secs(
             l::TIME_LIMIT.check(parse_duration(text)?)?,

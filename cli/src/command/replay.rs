@@ -4,11 +4,12 @@ use zkcheck::explore::replay::replay_lasso as replay_run;
 use zkcheck::run::Ending;
 use zkcheck::scenario::property_name;
 use zkcheck::token::Token;
+use zkrecipes::RecipeSet;
 
 use super::{bad_input, say, Exit, Io, ReplayArgs};
 
-pub fn replay(args: &ReplayArgs, io: &mut Io) -> Exit {
-    let token = match Token::decode(&args.token) {
+pub fn replay<C: RecipeSet>(args: &ReplayArgs, io: &mut Io) -> Exit {
+    let token = match Token::decode_as::<C>(&args.token) {
         Ok(t) => t,
         Err(e) => return bad_input(io, e),
     };

@@ -1,61 +1,83 @@
 //! A lock recipe written outside zkcheck, as a user would: a sans-IO
 //! [`zksim::Client`] plus [`zkrecipes::Recipe`], nothing else. Its tests
-//! (`tests/check.rs`) check it with `zkcheck::check::Check` from
-//! `cargo test`, both ways: [`MyLock`] holds, [`BrokenLock`] is caught.
+//! check it with `zkcheck::check::Check` from `cargo test`, both ways:
+//! [`MyLock`] holds, [`BrokenLock`] is caught. [`OwnRecipes`] is the
+//! crate's recipe set, and `src/bin/my-zkcheck.rs` a `zkcheck` of its own
+//! over it: the tokens the tests print replay there (`--trace`, `--html`).
 //!
 //! The recipe: whoever creates the ephemeral node `<root>/lock` holds the
 //! lock; the others watch it with `exists` and try again when it goes. It
 //! handles no connection trouble, so it is checked without faults.
 //!
+//! The round loop is [`zkrecipes::lock::rounds::Rounds`], which keeps the
+//! event contract the checks read (docs/EVENTS.md): `Requested` when a
+//! round starts, `Acquired { fence }` with the fence the *granting node's
+//! creation zxid* (what `owner` looks the node up by), then a
+//! `ResourceWrite { fence }` to the protected resource at once and again at
+//! the end of the hold (what `fenced-mutex` judges), `Released`, and the
+//! session closed after the last round (what `leaks` expects).
+//!
 //! The broken twin makes one classic mistake: it takes `NodeExists` on its
-//! create to mean "my earlier create went through" and believes it holds
-//! the lock, while another client does.
+//! create to mean "my earlier create went through", reads the node and
+//! adopts it, fence and all. It then believes it holds the lock while
+//! another client does (`mutex`), and writes the resource under the
+//! holder's own fence (`fenced-mutex`: the resource cannot tell the two
+//! holders' writes apart).
 
+use zkrecipes::lock::rounds::{Due, Rounds};
 use zkrecipes::{AppEvent, Family, Recipe, RecipeParams};
 use zksim::{
-    Client, CreateMode, Cx, EventType, Op, OpId, Reply, Response, SessionEvent, Tick, WatchedEvent,
+    Client, CreateMode, Cx, EventType, Op, OpId, Reply, Response, SessionEvent, WatchedEvent,
     ZkError,
 };
 
 /// The correct lock.
 pub type MyLock = Lock<false>;
-/// The same lock, believing it holds after `NodeExists`.
+/// The same lock, adopting the holder's node after `NodeExists`.
 pub type BrokenLock = Lock<true>;
 
-/// Where the client is in its round.
+zkrecipes::recipe_set! {
+    /// Every recipe of this crate: what `my-zkcheck` checks and replays,
+    /// and what a scenario with several groups (roles) mixes.
+    pub enum OwnRecipes {
+        Lock(MyLock),
+        Broken(BrokenLock),
+    }
+}
+
+/// Where the client is in its attempt (the round itself is [`Rounds`]'s).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Stage {
+    /// Nothing in flight.
+    Idle,
     /// Create of the lock node sent.
     Creating(OpId),
     /// `exists(watch)` sent after `NodeExists`.
     Checking(OpId),
+    /// The broken twin: `exists` sent after `NodeExists`, to adopt the node.
+    Adopting(OpId),
     /// Waiting for the holder's node to go.
     Watching,
-    /// Holding until the timer fires.
-    Holding,
     /// Delete of the lock node sent.
     Releasing(OpId),
-    /// Between rounds.
-    Thinking,
-    Done,
 }
 
-/// One client of the lock; `TRUST_NODE_EXISTS` is the broken twin's mistake.
+/// One client of the lock; `ADOPT_EXISTING` is the broken twin's mistake.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Lock<const TRUST_NODE_EXISTS: bool> {
+pub struct Lock<const ADOPT_EXISTING: bool> {
     root: String,
-    rounds_left: u32,
-    hold: Tick,
-    think: Tick,
+    /// The client's role (its `[[clients]]` group's), as the scenario gave it.
+    role: String,
+    rounds: Rounds,
     stage: Stage,
 }
 
-impl<const T: bool> Recipe for Lock<T> {
+impl<const A: bool> Recipe for Lock<A> {
     const FAMILY: Family = Family::Lock;
 
     /// Stable names: replay tokens in tests outlive type renames.
     fn name() -> &'static str {
-        if T {
+        if A {
             "own-broken-lock"
         } else {
             "own-lock"
@@ -65,21 +87,25 @@ impl<const T: bool> Recipe for Lock<T> {
     fn new(p: &RecipeParams) -> Self {
         Lock {
             root: p.root.clone(),
-            rounds_left: p.workload.rounds,
-            hold: p.workload.hold_ticks,
-            think: p.workload.think_ticks,
-            stage: Stage::Done,
+            role: p.role.clone(),
+            rounds: Rounds::new(p.workload, false),
+            stage: Stage::Idle,
         }
     }
 }
 
-impl<const T: bool> Lock<T> {
+impl<const A: bool> Lock<A> {
+    /// The role this client was built in (`RecipeParams::role`).
+    pub fn role(&self) -> &str {
+        &self.role
+    }
+
     fn node(&self) -> String {
         format!("{}/lock", self.root)
     }
 
     fn request(&mut self, cx: &mut Cx<AppEvent>) {
-        cx.emit(AppEvent::Requested { shared: false });
+        self.rounds.begin(cx);
         self.try_create(cx);
     }
 
@@ -92,18 +118,16 @@ impl<const T: bool> Lock<T> {
         self.stage = Stage::Creating(op);
     }
 
+    /// The lock is ours under `fence`, the creation zxid of the node that
+    /// grants it: `Rounds` emits `Acquired` and the first `ResourceWrite`.
     fn acquired(&mut self, fence: i64, cx: &mut Cx<AppEvent>) {
         cx.emit(AppEvent::Enqueued { seq: None });
-        cx.emit(AppEvent::Acquired {
-            fence,
-            shared: false,
-        });
-        self.stage = Stage::Holding;
-        cx.after(self.hold);
+        self.stage = Stage::Idle;
+        self.rounds.acquired(fence, cx);
     }
 }
 
-impl<const T: bool> Client for Lock<T> {
+impl<const A: bool> Client for Lock<A> {
     type Event = AppEvent;
 
     fn start(&mut self, cx: &mut Cx<AppEvent>) {
@@ -113,7 +137,8 @@ impl<const T: bool> Client for Lock<T> {
             data: Vec::new(),
             mode: CreateMode::Persistent,
         });
-        if self.rounds_left > 0 {
+        self.rounds.on_start(cx);
+        if self.rounds.should_start() {
             self.request(cx);
         }
     }
@@ -124,30 +149,28 @@ impl<const T: bool> Client for Lock<T> {
                 self.acquired(stat.czxid, cx)
             }
             (Stage::Creating(o), Err(ZkError::NodeExists)) if o == op => {
-                if T {
-                    // The mistake: "it exists, so my create must have worked".
-                    self.acquired(0, cx);
+                // The broken twin reads the node to adopt it; the lock
+                // watches it to wait for it to go.
+                let op = cx.send(Op::Exists {
+                    path: self.node(),
+                    watch: !A,
+                });
+                self.stage = if A {
+                    Stage::Adopting(op)
                 } else {
-                    let op = cx.send(Op::Exists {
-                        path: self.node(),
-                        watch: true,
-                    });
-                    self.stage = Stage::Checking(op);
-                }
+                    Stage::Checking(op)
+                };
             }
+            (Stage::Adopting(o), Ok(Response::Exists(found))) if o == op => match found {
+                // The mistake: "it exists, so my create must have worked".
+                Some(stat) => self.acquired(stat.czxid, cx),
+                None => self.try_create(cx),
+            },
             (Stage::Checking(o), Ok(Response::Exists(found))) if o == op => match found {
                 Some(_) => self.stage = Stage::Watching,
                 None => self.try_create(cx),
             },
-            (Stage::Releasing(o), _) if o == op => {
-                self.rounds_left -= 1;
-                if self.rounds_left == 0 {
-                    self.stage = Stage::Done;
-                } else {
-                    self.stage = Stage::Thinking;
-                    cx.after(self.think);
-                }
-            }
+            (Stage::Releasing(o), _) if o == op => self.stage = Stage::Idle,
             _ => {}
         }
     }
@@ -158,24 +181,38 @@ impl<const T: bool> Client for Lock<T> {
         }
     }
 
-    fn on_session(&mut self, _: SessionEvent, _: &mut Cx<AppEvent>) {}
+    fn on_session(&mut self, event: SessionEvent, cx: &mut Cx<AppEvent>) {
+        // No recovery of an attempt in flight (the example runs without
+        // faults); Rounds keeps the events honest if one comes anyway.
+        self.rounds.on_session(event, cx);
+        if self.rounds.should_start() {
+            self.request(cx);
+        }
+    }
 
     fn on_timer(&mut self, cx: &mut Cx<AppEvent>) {
-        match self.stage {
-            Stage::Holding => {
-                cx.emit(AppEvent::Released);
+        match self.rounds.on_timer(cx) {
+            Due::Release { .. } => {
                 let op = cx.send(Op::Delete {
                     path: self.node(),
                     version: -1,
                 });
                 self.stage = Stage::Releasing(op);
+                self.rounds.released(cx);
             }
-            Stage::Thinking => self.request(cx),
-            _ => {}
+            Due::NextRound if self.rounds.should_start() => self.request(cx),
+            Due::NextRound | Due::Stale => {}
         }
     }
 
     fn is_done(&self) -> bool {
-        self.stage == Stage::Done
+        self.rounds.is_done()
+    }
+
+    /// The lock remembers no client names (one fixed node, op ids and
+    /// zxids, which renaming keeps), so it is its own renaming: exhaustive
+    /// search may treat clients of one role as interchangeable.
+    fn renamed(&self, _: &zksim::rename::Renaming) -> Option<Self> {
+        Some(self.clone())
     }
 }

@@ -31,6 +31,9 @@ pub fn run_real(
     let recipe_clients = (0..clients)
         .map(|client| {
             (info.build)(&RecipeParams {
+                group: 0,
+                role: info.name.into(),
+                session_timeout: zksim::world::MAX_SESSION_TIMEOUT,
                 client,
                 clients,
                 root: root.to_string(),

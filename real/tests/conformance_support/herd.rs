@@ -37,6 +37,9 @@ fn clients(name: &str, n: usize, root: &str) -> Result<Vec<AnyRecipe>, String> {
     Ok((0..n)
         .map(|client| {
             (info.build)(&RecipeParams {
+                group: 0,
+                role: info.name.into(),
+                session_timeout: zksim::world::MAX_SESSION_TIMEOUT,
                 client,
                 clients: n,
                 root: root.to_string(),

@@ -9,6 +9,9 @@ pub const OTHER: i64 = 0x20;
 
 pub fn params(client: usize, rounds: u32) -> RecipeParams {
     RecipeParams {
+        group: 0,
+        role: String::new(),
+        session_timeout: zksim::world::MAX_SESSION_TIMEOUT,
         client,
         clients: 3,
         root: "/lock".into(),

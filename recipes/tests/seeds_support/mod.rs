@@ -21,6 +21,9 @@ pub struct Drive {
 
 pub fn params(client: usize, clients: usize, root: &str, rounds: u32) -> RecipeParams {
     RecipeParams {
+        group: 0,
+        role: String::new(),
+        session_timeout: zksim::world::MAX_SESSION_TIMEOUT,
         client,
         clients,
         root: root.to_string(),

@@ -24,9 +24,9 @@
 //! - a recipe whose behaviour depends on names beyond their guid (sorts
 //!   whole names as strings, takes the first of several matches in the
 //!   server's hash order): it does not rename ([`zksim::Client::renamed`]);
-//! - monitors not renamed yet (herd, queue, election,
-//!   acquired-only-when-asked), the scenario's own invariants and monitors,
-//!   faults aimed at roles;
+//! - monitors not renamed yet (queue), the scenario's own invariants and
+//!   monitors, faults aimed at roles ([`Model::rename_blockers`] names
+//!   which, and the reason is printed and reported, never silent);
 //! - scenarios where two sessions can expire in one tick: the leader
 //!   expires them in session-id order, which renaming would reverse.
 //!   That needs two sessions silent at once, so the reduction is on only
@@ -73,15 +73,18 @@ pub fn decide<C: RecipeSet>(scenario: &Scenario<C>, root: &Model<C>) -> Result<S
     let identity = Renaming::new((0..n).collect());
     if root.world.renamed(&identity).is_none() {
         return Err(format!(
-            "recipe {} may depend on names beyond what renaming preserves",
+            "recipe {} does not rename (its Client::renamed returns None: it may depend on \
+             names beyond what renaming preserves; write Client::renamed to turn symmetry on)",
             scenario.recipe
         ));
     }
     if root.renamed(&identity).is_none() {
-        return Err(
-            "a hard property's monitor, the scenario's own invariants or monitors cannot be renamed"
-                .into(),
-        );
+        let blockers = root.rename_blockers();
+        return Err(if blockers.is_empty() {
+            "a hard property's monitor cannot be renamed".to_string()
+        } else {
+            format!("cannot rename {}", blockers.join("; "))
+        });
     }
     let pinned = |c: ClientId| root.world.config().pins.iter().any(|&(p, _)| p == c);
     // Union-find over the swaps that fix the root.

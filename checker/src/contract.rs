@@ -1,0 +1,60 @@
+//! The event contract, checked after the fact: a hard check that judged
+//! nothing.
+//!
+//! Every hard check reads events the recipe emits ([`zkrecipes::AppEvent`];
+//! the contract is written out in `recipes/src/event.rs` and
+//! docs/EVENTS.md). A recipe that never emits what a check reads cannot
+//! fail that check, so "ok" would say nothing about it: `fenced-mutex` over
+//! a lock that never writes the protected resource, `election` over a
+//! recipe that never reports `Elected`, `queue` over one that never offers.
+//! [`unjudged`] names each such check from the run's figures;
+//! `Check::assert_holds` refuses to call the check ok, and the CLI's
+//! `check` prints each as a `warning:` line.
+//!
+//! Only what the figures count exactly is judged here: the resource's
+//! writes (accepted and rejected), elections, offers. A check whose events
+//! were emitted but judged wrong (a fence that is not the granting node's
+//! czxid) is not vacuous: it fails (`owner`, `fenced-mutex`).
+
+use crate::monitor::{Property, Tally};
+use crate::scenario::{property_name, Scenario};
+
+/// The hard checks of `scenario` that no explored run gave anything to
+/// judge, each with the event it waited for; empty when every one judged
+/// something, or when nothing ran to the end (`figures.runs == 0`: there is
+/// nothing to say then, and the verdict is incomplete anyway).
+pub fn unjudged<C: zksim::Client>(scenario: &Scenario<C>, figures: &Tally) -> Vec<String> {
+    if figures.runs == 0 {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for &p in &scenario.hard {
+        let missing = match p {
+            Property::FencedExclusion
+                if figures.accepted_writes == 0 && figures.stale_writes == 0 =>
+            {
+                Some(
+                    "`ResourceWrite { fence }` (the holder's writes to the protected resource; \
+                     zkrecipes::lock::rounds::Rounds emits one when the lock is acquired and one \
+                     at the end of the hold)",
+                )
+            }
+            Property::Election if figures.elections == 0 => {
+                Some("`Elected` (a client coming to believe it leads)")
+            }
+            Property::QueueSafety if figures.offered == 0 => {
+                Some("`Offered { item }` (a producer's item put on the queue)")
+            }
+            _ => None,
+        };
+        if let Some(event) = missing {
+            out.push(format!(
+                "the hard check `{}` judged nothing: no run of {} emitted {event}, so it could \
+                 not fail (see the event contract, docs/EVENTS.md)",
+                property_name(p),
+                figures.runs
+            ));
+        }
+    }
+    out
+}
