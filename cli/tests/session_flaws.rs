@@ -162,8 +162,7 @@ fn election_passes_with_its_epoch_fenced() {
 // Expiry-based discrimination: with expiry by silence a correct holder or
 // leader hears `Disconnected` (its read timeout, 2/3 of the session
 // timeout) before the leader expires its session, so it has let go before
-// its node goes; the flawed variants hold on (or, for adopt-any, take a
-// node of the ended session back).
+// its node goes; the flawed variants hold on.
 
 #[test]
 fn a_holder_that_ignores_its_session_is_caught_on_belief() {
@@ -190,13 +189,30 @@ fn a_leader_that_never_watches_its_session_is_caught() {
     );
 }
 
+/// `sequential-adopt-any` (adopt any node with its client tag after an
+/// interruption) was caught here on a simulator that answered a fresh
+/// session on a lagging follower before that follower had applied the old
+/// session's `closeSession`: the listing showed the old node. ZooKeeper
+/// never shows it (S39: the follower serves the new session only once it
+/// has applied its `createSession`, ordered after the close), and with that
+/// window gone the variant keeps `owner` and `mutex` on its scenario like
+/// its twin. Both directions of the rule at the checker's level: the old
+/// finding is gone, and the scenario still catches a bug it can reach — the
+/// same recipe under a kill (which breaks `owner` for any recipe).
 #[test]
-fn adopting_a_node_of_an_ended_session_is_caught() {
-    both_ways(
-        "lock-sequential-adopt-any.toml",
-        "sequential-adopt-any",
-        "sequential",
-        &[Property::Owner, Property::MutualExclusion],
-        2000,
+fn adopting_by_tag_after_expired_is_harmless_once_a_fresh_session_waits_s39() {
+    let scenario = scenario_file("lock-sequential-adopt-any.toml");
+    let r = random(&scenario, 2000);
+    assert!(
+        r.failure.is_none(),
+        "sequential-adopt-any must hold under S39: {:?}",
+        r.failure.map(|f| f.violation)
     );
+    assert_eq!(r.schedules, 2000);
+    let twin = with_recipe(&scenario, "sequential-adopt-any", "sequential");
+    assert!(random(&twin, 2000).failure.is_none());
+    let mut killed = scenario.clone();
+    killed.faults.kills = 1;
+    let caught = random(&killed, 2000).failure.expect("a kill breaks owner");
+    assert_eq!(caught.violation.property, Property::Owner);
 }

@@ -1731,3 +1731,157 @@ fn s21a_a_client_cut_off_while_paused_times_out_from_when_it_froze() {
     sim.ticks(1);
     assert!(!sim.world.is_session_live(sim.world.session_of(0)));
 }
+
+/// Three servers; client 1 (on follower 1) made `/e` in its old session and
+/// closed it; follower 2 applied `/e` but not the close. Client 1 then
+/// reopens (asking `exists /e` on the new handle at once) and connects to
+/// follower 2. Client 2 is an established session on follower 2.
+fn closed_then_reopened_on_a_lagging_follower() -> Sim {
+    let mut sim = Sim::scripts(
+        3,
+        vec![
+            vec![],
+            vec![
+                Step::Send(ephemeral("/e")),
+                Step::Close,
+                Step::Sleep(1),
+                Step::Reopen,
+                Step::SendNoWait(exists("/e", false)),
+            ],
+            vec![Step::Sleep(1), Step::SendNoWait(exists("/e", false))],
+        ],
+    );
+    sim.request(1);
+    sim.apply(1);
+    sim.apply(2); // follower 2 has `/e`
+    sim.receive(1); // created: the script closes and sleeps
+    sim.request(1); // the leader orders the close
+    sim.apply(1); // follower 1 applies it: the old handle is closed
+    assert!(sim.world.is_handle_dead(1));
+    assert!(sim.world.server_tree(2).get("/e").is_some(), "2 lags");
+    sim.ticks(1);
+    sim.step(Event::Timer { client: 1 }); // reopen, `exists /e` queued
+    sim.step(Event::Timer { client: 2 }); // `exists /e` on the old session
+    sim.connect(1, 2);
+    sim
+}
+
+#[test]
+fn s39_a_fresh_sessions_requests_wait_until_its_follower_applied_create_session() {
+    let mut sim = closed_then_reopened_on_a_lagging_follower();
+    let fresh = sim.world.session_of(1);
+    assert!(sim.world.is_session_live(fresh), "created at the leader");
+    assert_eq!(sim.world.server_of(1), Some(2));
+    // Follower 2 has applied neither the old close nor the new session:
+    // it neither answers the connect nor takes the queued read.
+    assert!(!sim.is_enabled(&Event::Request { client: 1 }));
+    assert!(!sim.is_enabled(&Event::Receive { client: 1 }));
+    sim.apply(2); // the old session's close
+    assert!(!sim.is_enabled(&Event::Request { client: 1 }));
+    assert!(!sim.is_enabled(&Event::Receive { client: 1 }));
+    sim.apply(2); // the fresh session's createSession
+    assert!(sim.world.server_tree(2).get("/e").is_none());
+    sim.request(1);
+    sim.drain(1);
+    let seen = sim.seen(1);
+    let n = seen.len();
+    assert_eq!(seen[n - 2], Observed::Session(SessionEvent::SyncConnected));
+    assert_eq!(
+        seen[n - 1],
+        Observed::Reply {
+            op: *sim.client(1).sent().last().unwrap(),
+            reply: Ok(Response::Exists(None)),
+        },
+        "the fresh session never sees its old session's ephemeral"
+    );
+}
+
+#[test]
+fn s39_an_established_sessions_read_and_a_fresh_session_on_the_leader_do_not_wait() {
+    let mut sim = closed_then_reopened_on_a_lagging_follower();
+    // Client 2's session was established at start: follower 2 answers its
+    // read at once, from its stale tree (S28), though the leader has
+    // ordered a close and a createSession it has not applied.
+    assert!(sim.world.applied_zxid(2) < sim.world.last_zxid());
+    sim.request(2);
+    sim.drain(2);
+    assert!(matches!(
+        sim.client(2).reply_to(0),
+        Some(Ok(Response::Exists(Some(_))))
+    ));
+
+    // A fresh session on the leader is connected at once and its read is
+    // taken at once: the leader applies its createSession as it orders it.
+    let mut sim = Sim::scripts(
+        3,
+        vec![vec![
+            Step::Sleep(1),
+            Step::Reopen,
+            Step::SendNoWait(exists("/e", false)),
+        ]],
+    );
+    sim.ticks(1);
+    sim.step(Event::Timer { client: 0 });
+    sim.connect(0, 0);
+    assert!(sim.is_enabled(&Event::Request { client: 0 }));
+    assert!(sim.is_enabled(&Event::Receive { client: 0 }));
+    sim.request(0);
+    sim.drain(0);
+    assert_eq!(
+        sim.client(0).session_events().last(),
+        Some(&SessionEvent::SyncConnected)
+    );
+    assert_eq!(sim.client(0).reply_to(0), Some(&Ok(Response::Exists(None))));
+}
+
+#[test]
+fn s39_a_connection_lost_before_the_connect_response_asks_for_a_new_session() {
+    let mut sim = Sim::new(
+        Config {
+            faults: FaultBudget {
+                connection_drops: 1,
+                ..Default::default()
+            },
+            ..config(3)
+        },
+        vec![
+            zksim::script::Scripted::new(vec![]),
+            zksim::script::Scripted::new(vec![
+                Step::Sleep(1),
+                Step::Reopen,
+                Step::SendNoWait(ephemeral("/mine")),
+            ]),
+        ],
+    );
+    sim.ticks(1);
+    sim.step(Event::Timer { client: 1 });
+    sim.connect(1, 1);
+    let abandoned = sim.world.session_of(1);
+    sim.fault(Fault::DropConnection { client: 1 });
+    // The client never learned its session: the next connection asks for
+    // a new one, and the abandoned one lives, unheard, until it expires.
+    let next = sim.world.session_of(1);
+    assert_ne!(next, abandoned);
+    assert!(sim.world.is_session_live(abandoned));
+    assert!(!sim.world.is_session_live(next));
+    sim.drain(1);
+    assert_eq!(
+        sim.client(1).session_events(),
+        vec![SessionEvent::Disconnected]
+    );
+    assert_eq!(
+        sim.client(1).reply_to(0),
+        Some(&Err(ZkError::ConnectionLoss)),
+        "the request queued behind the connect fails"
+    );
+    sim.connect(1, 0);
+    assert!(sim.world.is_session_live(next));
+    sim.drain(1);
+    assert_eq!(
+        sim.client(1).session_events(),
+        vec![SessionEvent::Disconnected, SessionEvent::SyncConnected]
+    );
+    sim.ticks(21);
+    assert!(!sim.world.is_session_live(abandoned), "expired by silence");
+    assert!(sim.world.is_session_live(next));
+}

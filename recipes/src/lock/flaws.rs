@@ -73,12 +73,17 @@ super::lock_recipe! {
     /// `sequential-adopt-any`: when it retries after an interruption it
     /// first lists the children and adopts any node carrying its client tag
     /// — saving a create — without checking that the node belongs to its
-    /// current session. After `Expired` the old session's node is gone at
-    /// the leader, but a lagging server still lists it (and answers `exists`
-    /// for it): the client acquires through a node of a session that has
-    /// ended. **owner** breaks at once; **mutex** when another client has
-    /// meanwhile taken the lock. (Recovery code that matches its node by a
-    /// name prefix that leaves out the session makes this mistake.)
+    /// current session. (Recovery code that matches its node by a name
+    /// prefix that leaves out the session makes this mistake.) After
+    /// `Expired` it is harmless on ZooKeeper: the old session's node is
+    /// gone wherever the fresh session can read, since a server serves a
+    /// fresh session only once it has applied the session's creation,
+    /// ordered after the old session's close (S39). Before S39 the
+    /// simulator let a lagging follower list the old node to the new
+    /// session and this variant broke **owner** — a window ZooKeeper does
+    /// not have. It would bite a client that opens a new session while the
+    /// old one still lives (a client-side LOST), which this recipe does
+    /// not do.
     SequentialAdoptAny(SequentialProtocol) =
         |params| exclusive(params, Flaws { adopt_any: true, ..Flaws::default() })
 }

@@ -40,6 +40,12 @@ pub enum Pending {
     },
     /// The client's own `closeSession` at `zxid`; `applied` once the client's server applied it.
     Close { zxid: Zxid, applied: bool },
+    /// The connect request of a fresh session whose `createSession` the
+    /// leader ordered at `zxid`: answered (`SyncConnected`) once the
+    /// client's server has applied it, and nothing behind it is taken
+    /// before (S39: the server stops reading the connection until
+    /// `FinalRequestProcessor` has applied the session's creation).
+    Connect { zxid: Zxid },
 }
 
 /// A message on its way to the client, or made by the client library itself.
@@ -83,6 +89,9 @@ pub struct Connection {
 pub struct Failed {
     /// A `closeSession` of the client was among the lost requests.
     pub close_lost: bool,
+    /// The connect request of a fresh session was lost before its answer:
+    /// the client never learned its session id (S39).
+    pub connect_lost: bool,
 }
 
 impl Connection {
@@ -120,6 +129,7 @@ impl Connection {
                         .push_back(Inbound::local_error(op, ZkError::ConnectionLoss));
                 }
                 Pending::Close { .. } => failed.close_lost = true,
+                Pending::Connect { .. } => failed.connect_lost = true,
             }
         }
         for outgoing in std::mem::take(&mut self.outbound) {
@@ -132,6 +142,12 @@ impl Connection {
             }
         }
         failed
+    }
+
+    /// A fresh session's connect request waits for its server (S39): the
+    /// server reads nothing more from the connection until it is answered.
+    pub fn connecting(&self) -> bool {
+        matches!(self.pending.front(), Some(Pending::Connect { .. }))
     }
 
     /// The session turned out to be expired on reconnect (S23): requests

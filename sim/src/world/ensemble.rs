@@ -149,6 +149,7 @@ impl<C: Client> World<C> {
             Some(Pending::Sync { upto, .. }) => self.servers[server].applied >= *upto,
             Some(Pending::Read { .. }) => true,
             Some(Pending::Close { applied, .. }) => *applied,
+            Some(Pending::Connect { zxid }) => self.servers[server].applied >= *zxid,
         }
     }
 
@@ -174,6 +175,7 @@ impl<C: Client> World<C> {
                 Pending::Sync { upto, .. } => srv.applied >= *upto,
                 Pending::Read { .. } => true,
                 Pending::Close { applied, .. } => *applied,
+                Pending::Connect { zxid } => srv.applied >= *zxid,
             };
             if !ready {
                 break;
@@ -221,6 +223,9 @@ impl<C: Client> World<C> {
                         watch,
                     }
                 }
+                // The server applied the session's creation: the
+                // connect response goes out, the connection is read again.
+                Pending::Connect { .. } => Inbound::Session(SessionEvent::SyncConnected),
                 Pending::Close { .. } => {
                     // The close is done: the server answers it and closes
                     // the connection; the handle is dead from now on.
@@ -253,6 +258,17 @@ impl<C: Client> World<C> {
             slot.closing = false;
             slot.link = Link::Dead;
             slot.watches.clear();
+        } else if failed.connect_lost {
+            // The connect response never came (S39): the client library
+            // still has session id 0 and asks for a new session on its next
+            // connection (`ClientCnxn` learns the id in `onConnected`); the
+            // one created for it lives, unheard, until it expires. The
+            // application is told `Disconnected` (`cleanAndNotifyState`).
+            slot.conn
+                .inbound
+                .push_back(Inbound::Session(SessionEvent::Disconnected));
+            slot.session = self.sessions.allocate();
+            slot.link = Link::Connecting { fresh: true };
         } else {
             slot.conn
                 .inbound

@@ -65,9 +65,12 @@
 //! - A write of a session the leader no longer knows fails with
 //!   `SessionExpired` (an error txn, with its zxid), so no ephemeral can
 //!   outlive its owner.
-//! - A fresh session (after `reopen_session`) is created by `Connect` and
-//!   its `SyncConnected` is queued at once (the real server waits until the
-//!   client's server applied `createSession`).
+//! - A fresh session (after `reopen_session`) is created by `Connect`; the
+//!   client's server answers it (`SyncConnected`) and takes any request of
+//!   it only once it has applied the session's `createSession` — at once on
+//!   the leader, when it gets there on a follower (S39). A connection lost
+//!   before that answer leaves the client without a session id: its next
+//!   connection creates another session.
 //! - In one handler call, `reopen_session` takes effect before the ops it
 //!   sends and `close_session` after them (`Cx` does not record their
 //!   interleaving).

@@ -13,7 +13,9 @@ use super::ServerId;
 /// The state of the client's ZooKeeper handle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Link {
-    /// Connected to a server with a live (as far as it knows) session.
+    /// Connected to a server with a live (as far as it knows) session, or,
+    /// for a fresh session, waiting for that server to apply its creation
+    /// (`Pending::Connect` on the connection, S39).
     Connected(ServerId),
     /// Looking for a server. `fresh`: the session does not exist yet (after
     /// `reopen_session`); connecting creates it.

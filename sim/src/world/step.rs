@@ -45,7 +45,9 @@ impl<C: Client> World<C> {
         let Link::Connected(server) = slot.link else {
             return false;
         };
-        if slot.is_crashed() || slot.cut.is_some() {
+        // A fresh session's server reads nothing more until it has applied
+        // the session's `createSession` (S39).
+        if slot.is_crashed() || slot.cut.is_some() || slot.conn.connecting() {
             return false;
         }
         match slot.conn.outbound.front() {
@@ -296,10 +298,13 @@ impl<C: Client> World<C> {
             && self.servers[server].applied >= slot.last_zxid
     }
 
-    /// The client (re)connects to `server`. A fresh session is created; a
-    /// live one continues (`SyncConnected`, then the events `SetWatches`
-    /// derives, S25); a session the leader no longer knows is `Expired`
-    /// (S23): the handle dies and requests queued meanwhile fail.
+    /// The client (re)connects to `server`. A fresh session is created and
+    /// connected once `server` has applied its `createSession` (S39: at
+    /// once on the leader; a follower answers, and reads anything more
+    /// from the connection, only when it gets there); a live one continues
+    /// (`SyncConnected`, then the events `SetWatches` derives, S25); a
+    /// session the leader no longer knows is `Expired` (S23): the handle
+    /// dies and requests queued meanwhile fail.
     pub(super) fn connect(
         &mut self,
         client: ClientId,
@@ -316,11 +321,15 @@ impl<C: Client> World<C> {
         let fresh = slot.link == Link::Connecting { fresh: true };
         if fresh {
             slot.link = Link::Connected(server);
-            slot.conn
-                .inbound
-                .push_back(Inbound::Session(SessionEvent::SyncConnected));
             self.sessions.open(session, now);
-            self.commit(Txn::CreateSession { session }, None, session, log);
+            let zxid = self.commit(Txn::CreateSession { session }, None, session, log);
+            let conn = &mut self.clients[client].conn;
+            if self.servers[server].applied >= zxid {
+                conn.inbound
+                    .push_back(Inbound::Session(SessionEvent::SyncConnected));
+            } else {
+                conn.pending.push_back(Pending::Connect { zxid });
+            }
         } else if self.sessions.is_live(session) {
             self.sessions.touch(session, now);
             slot.link = Link::Connected(server);

@@ -152,7 +152,7 @@ fn shifted_slot<C: Client>(slot: &ClientSlot<C>, now: Tick) -> ClientSlot<C> {
                 Pending::Read { op: o, .. }
                 | Pending::Sync { op: o, .. }
                 | Pending::Write { op: o, .. } => op(o),
-                Pending::Close { .. } => {}
+                Pending::Close { .. } | Pending::Connect { .. } => {}
             }
         }
         for inbound in &mut slot.conn.inbound {
