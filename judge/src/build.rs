@@ -423,6 +423,69 @@ impl Build {
         zxid
     }
 
+    /// A multi committing `txns` as given (creates, deletes and setData
+    /// applied in order): its zxid.
+    pub fn multi(&mut self, s: i64, txns: Vec<TxnRecord>) -> i64 {
+        let ops = txns
+            .iter()
+            .map(|t| {
+                let (op, path) = match t {
+                    TxnRecord::Create { path, .. } => ("create", path.clone()),
+                    TxnRecord::Delete { path } => ("delete", path.clone()),
+                    TxnRecord::SetData { path, .. } => ("setData", path.clone()),
+                    TxnRecord::Check { path } => ("check", path.clone()),
+                    _ => ("error", String::new()),
+                };
+                OpRecord {
+                    op: op.into(),
+                    path: Some(path),
+                    version: Some(-1),
+                    ..OpRecord::default()
+                }
+            })
+            .collect();
+        let xid = self.request(
+            s,
+            OpRecord {
+                op: "multi".into(),
+                ops,
+                ..OpRecord::default()
+            },
+        );
+        let zxid = self.commit(s, Some(xid), TxnRecord::Multi { txns: txns.clone() });
+        for t in &txns {
+            match t {
+                TxnRecord::Create {
+                    path,
+                    ephemeral_owner,
+                    ..
+                } => {
+                    self.nodes.insert(
+                        path.clone(),
+                        Node {
+                            version: 0,
+                            owner: *ephemeral_owner,
+                            czxid: zxid,
+                            mzxid: zxid,
+                        },
+                    );
+                }
+                TxnRecord::Delete { path } => {
+                    self.nodes.remove(path);
+                }
+                TxnRecord::SetData { path, version, .. } => {
+                    if let Some(n) = self.nodes.get_mut(path) {
+                        n.version = *version;
+                        n.mzxid = zxid;
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.reply(s, xid, zxid, 0, None, ResultRecord::default());
+        zxid
+    }
+
     /// A read (`getData`, `exists`, `getChildren`) answered by the
     /// session's server with everything applied: the node's data version.
     pub fn read(&mut self, s: i64, op: &str, path: &str, watch: bool) -> Option<i32> {

@@ -257,3 +257,51 @@ fn writes_below_the_resource_count_and_a_failed_multi_does_not() {
     });
     assert_eq!(strict(&h).status, Status::Ok);
 }
+
+#[test]
+fn ownership_is_judged_just_before_the_write_not_after_it() {
+    use zkjudge::history::TxnRecord;
+    // The owner's last write and its release in one multi: its own write.
+    let mut h = Build::new();
+    h.connect(1).connect(2);
+    let mine = h.lock(1, "/L", "lock-");
+    h.lock(2, "/L", "lock-");
+    let set = |v| TxnRecord::SetData {
+        path: "/R".into(),
+        data: "x".into(),
+        version: v,
+    };
+    h.multi(1, vec![set(1), TxnRecord::Delete { path: mine }]);
+    h.end();
+    assert_eq!(strict(&h).status, Status::Ok, "{}", story(&strict(&h)));
+    // Queueing and writing in one multi: not yet the owner when it wrote.
+    let mut h = Build::new();
+    h.connect(1);
+    let create = TxnRecord::Create {
+        path: "/L/lock-0000000000".into(),
+        data: String::new(),
+        ephemeral_owner: 1,
+    };
+    h.multi(1, vec![create, set(1)]);
+    h.end();
+    let v = strict(&h);
+    assert_eq!(v.status, Status::Violation);
+    assert!(
+        story(&v).contains("nobody held /L: it had no contender"),
+        "{}",
+        story(&v)
+    );
+}
+
+#[test]
+fn a_version_the_owner_read_is_no_fence_for_another_session() {
+    let mut h = Build::new();
+    h.connect(1).connect(2);
+    h.lock(1, "/L", "lock-");
+    h.lock(2, "/L", "lock-");
+    let v = h.read(1, "getData", "/R", false).unwrap();
+    h.set(2, "/R", v); // session 2 guessed the version it never read
+    h.end();
+    let f = fenced(&h);
+    assert_eq!(f.status, Status::Violation, "{}", story(&f));
+}

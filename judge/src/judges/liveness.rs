@@ -129,7 +129,10 @@ impl Judge for Liveness {
             cites.push(q);
             story.push(format!("its last request: {}", story::line(run, q)));
         }
-        story.push(story::fault_clause(run, run.records.len()));
+        story.push(match run.last_fault() {
+            Some(f) => format!("the run's last fault: {}", story::fault(run, f)),
+            None => "the run had no fault".into(),
+        });
         Verdict::violation(
             self.name(),
             format!(
