@@ -30,6 +30,7 @@ mod fault_windows;
 mod fuzz_doors;
 mod generic;
 mod herd;
+mod judge;
 mod lasso;
 mod liveness;
 mod liveness_clock;
