@@ -22,7 +22,15 @@ import time
 
 from kazoo.exceptions import BadVersionError, KazooException, NoNodeError, NodeExistsError
 
+from locks import NaiveLock, SkipPredecessorLock
 from zkapp import client, emit, fail, parser, session_hex, state_name, watchdog
+
+# --recipe: kazoo's Lock, or one of the two in locks.py.
+RECIPES = {
+    "kazoo": lambda zk, path, identifier: zk.Lock(path, identifier=identifier),
+    "skip-predecessor": lambda zk, path, identifier: SkipPredecessorLock(zk, path, identifier),
+    "naive": lambda zk, path, identifier: NaiveLock(zk, path, identifier),
+}
 
 
 class Worker:
@@ -47,7 +55,7 @@ class Worker:
     def run(self):
         args = self.args
         while self.done < args.increments:
-            lock = self.zk.Lock(args.lock, identifier="worker-%d" % self.index)
+            lock = RECIPES[args.recipe](self.zk, args.lock, "worker-%d" % self.index)
             try:
                 if not lock.acquire(timeout=args.deadline_s):
                     fail("worker %d: lock not acquired in time" % self.index)
@@ -103,6 +111,10 @@ def main():
                    help="on a worker's first increment, sleep this long between reading "
                         "and writing the resource (a window for a harness to inject a fault "
                         "while the lock is held)")
+    p.add_argument("--recipe", choices=sorted(RECIPES), default="kazoo",
+                   help="kazoo's Lock (default); skip-predecessor: a subclass that takes "
+                        "the lock on any wake-up (a bug); naive: one ephemeral node, every "
+                        "waiter watching it (the herd)")
     p.add_argument("--ignore-lost", action="store_true",
                    help="keep working through SUSPENDED and LOST (the buggy twin)")
     args = p.parse_args()
