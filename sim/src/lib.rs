@@ -36,8 +36,8 @@ pub use proto::{
 pub use remote::Remote;
 pub use tree::DataTree;
 pub use world::{
-    ClientId, ClientReadiness, Config, Delivery, Event, Fault, FaultBudget, Happening, Refusal,
-    ServerId, SetWatches, Shared, SharedServer, SharedSlot, World,
+    ClientId, ClientReadiness, CommittedTxn, Config, Delivery, Event, Fault, FaultBudget,
+    Happening, Refusal, ServerId, SetWatches, Shared, SharedServer, SharedSlot, World,
 };
 
 /// Simulated milliseconds per tick (ZooKeeper's `tickTime` in our tests is 100 ms).

@@ -212,3 +212,48 @@ fn a_remote_close_ends_the_session_and_kills_the_handle() {
         |h| matches!(h, Happening::SessionEnded { session, expired: false } if *session == sa)
     ));
 }
+
+#[test]
+fn kept_commits_carry_every_txn_even_with_one_server_and_leave_the_fingerprint_alone() {
+    use zksim::tree::Txn;
+    let config = Config {
+        servers: 1,
+        max_time: u64::MAX,
+        ..Config::default()
+    };
+    let mut watched = World::<Remote>::new(config.clone(), Vec::new());
+    let mut plain = World::<Remote>::new(config, Vec::new());
+    watched.keep_commits();
+    for w in [&mut watched, &mut plain] {
+        let mut log = Log::new();
+        let (a, _) = w.attach(Remote, 0, 6, &mut log).unwrap();
+        settle(w, &mut log);
+        let create = Op::Create {
+            path: "/e".into(),
+            data: b"x".to_vec(),
+            mode: CreateMode::Ephemeral,
+        };
+        w.submit(a, create, &mut log);
+        settle(w, &mut log);
+        w.close(a, &mut log);
+        settle(w, &mut log);
+    }
+    assert_eq!(watched.fingerprint(), plain.fingerprint());
+    assert_eq!(watched, plain);
+    let mut kept = Vec::new();
+    watched.take_commits(&mut kept);
+    let zxids: Vec<_> = kept.iter().map(|c| c.zxid).collect();
+    assert_eq!(zxids, vec![1, 2, 3]);
+    assert!(matches!(kept[0].txn, Txn::CreateSession { .. }));
+    assert!(matches!(&kept[1].txn, Txn::Create { path, .. } if path == "/e"));
+    assert!(
+        matches!(&kept[2].txn, Txn::CloseSession { ephemerals, .. } if ephemerals == &vec!["/e".to_string()])
+    );
+    assert_eq!(kept[1].client, Some(0));
+    let mut again = Vec::new();
+    watched.take_commits(&mut again);
+    assert!(again.is_empty(), "taken once");
+    let mut nothing = Vec::new();
+    plain.take_commits(&mut nothing);
+    assert!(nothing.is_empty());
+}

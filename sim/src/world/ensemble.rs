@@ -25,6 +25,13 @@ impl<C: Client> World<C> {
         let time_ms = i64::try_from(self.now)
             .unwrap_or(i64::MAX)
             .saturating_mul(TICK_MS);
+        if let Some(kept) = &mut self.commit_tap.0 {
+            kept.push(super::CommittedTxn {
+                zxid: self.log.next_zxid(),
+                txn: txn.clone(),
+                client: origin.map(|o| o.client),
+            });
+        }
         let zxid = self.log.append(txn, time_ms, origin);
         log.push(Happening::Committed { zxid, session });
         self.apply_next(0, log);

@@ -90,6 +90,7 @@ mod server;
 mod session;
 mod slot;
 mod step;
+mod tap;
 mod time_shift;
 
 use std::sync::Arc;
@@ -115,6 +116,7 @@ pub use crate::ids::{ClientId, ServerId};
 pub use enabled::ClientReadiness;
 pub use event::{Event, Fault};
 pub use external::{Refusal, SetWatches};
+pub use tap::CommittedTxn;
 
 /// How the ensemble is shaped and what may go wrong.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -239,6 +241,9 @@ pub struct World<C: Client> {
     /// only when set, so that worlds of clients that never read it keep
     /// their fingerprints.
     clock_read: ClockRead,
+    /// Committed transactions for an outside observer, when asked for
+    /// ([`World::keep_commits`]); not state (ignored by `Hash` and `Eq`).
+    commit_tap: tap::CommitTap,
 }
 
 impl<C: Client> World<C> {
@@ -270,6 +275,7 @@ impl<C: Client> World<C> {
             sessions: SessionTracker::default(),
             clients: Slots::with_capacity(clients.len()),
             clock_read: ClockRead::default(),
+            commit_tap: tap::CommitTap::default(),
         };
         world.create_parents(log);
         for (id, logic) in clients.into_iter().enumerate() {
@@ -537,6 +543,19 @@ impl<C: Client> World<C> {
     /// ticks (`ClientCnxn`'s read timeout, S21).
     pub fn read_timeout(&self) -> Tick {
         (self.session_timeout() * 2).div_ceil(3)
+    }
+    /// Keep a copy of every transaction committed from now on, to be taken
+    /// by [`World::take_commits`] (zkserve's history records each one with
+    /// its content). Not part of the state: fingerprints do not move.
+    pub fn keep_commits(&mut self) {
+        self.commit_tap.0.get_or_insert_with(Vec::new);
+    }
+    /// The transactions committed since the last call, in zxid order
+    /// (nothing unless [`World::keep_commits`] was called).
+    pub fn take_commits(&mut self, out: &mut Vec<CommittedTxn>) {
+        if let Some(kept) = &mut self.commit_tap.0 {
+            out.append(kept);
+        }
     }
     /// A running client has a `Disconnected` it has not handled yet: time
     /// may not pass until it has (see "Modelling choices").

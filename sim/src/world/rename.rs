@@ -53,6 +53,7 @@ impl<C: Client> World<C> {
                 .map(|slot| slot.expect("a permutation"))
                 .collect(),
             clock_read: self.clock_read,
+            commit_tap: self.commit_tap.clone(),
         })
     }
 
