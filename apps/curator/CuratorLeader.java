@@ -21,8 +21,9 @@ import org.apache.zookeeper.data.Stat;
  * <p>A leader stops acting when its connection-state listener hears
  * SUSPENDED or LOST, or its latch says it no longer leads: the term is
  * abandoned ({@code abandon}) and the candidate runs again with a new
- * latch. With {@code --ignore-lost} it writes its whole term whatever
- * happens — the bug: two leaders act after an expiry.
+ * latch; a write whose reply was lost is not sent again. With
+ * {@code --ignore-lost} it writes its whole term whatever happens, Curator
+ * retrying each write — the bug: two leaders act after an expiry.
  */
 public final class CuratorLeader {
     public static void main(String[] argv) throws Exception {
@@ -123,8 +124,8 @@ public final class CuratorLeader {
                 }
                 int value = Integer.parseInt(new String(data, StandardCharsets.UTF_8)) + 1;
                 try {
-                    zk.setData().withVersion(stat.getVersion())
-                            .forPath(resource, Integer.toString(value).getBytes(StandardCharsets.UTF_8));
+                    CuratorMutex.write(zk, careful, resource,
+                            Integer.toString(value).getBytes(StandardCharsets.UTF_8), stat.getVersion());
                     Emit.emit("write", "candidate", index, "value", value);
                 } catch (KeeperException.BadVersionException e) {
                     Emit.emit("conflict", "candidate", index);

@@ -19,9 +19,10 @@ import org.apache.zookeeper.data.Stat;
  * session) and does {@code --increments} increments of the integer in
  * {@code --resource}, each under the mutex on {@code --lock}. By default a
  * worker's connection-state listener makes it stop work on SUSPENDED or
- * LOST: an increment whose lock hold saw either is abandoned. With
- * {@code --ignore-lost} the worker never acts on connection states (it
- * still prints them) — the twin without the listener's protection.
+ * LOST: an increment whose lock hold saw either is abandoned, and a write
+ * whose reply was lost is not sent again. With {@code --ignore-lost} the
+ * worker never acts on connection states (it still prints them) and lets
+ * Curator retry its writes — the twin without the listener's protection.
  * {@code --hold-ms} makes each worker's first increment sleep between its
  * read and its write: a window for a harness to inject a fault.
  */
@@ -63,6 +64,22 @@ public final class CuratorMutex {
 
     static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * A version-checked write. Careful: sent once, on the ZooKeeper handle
+     * itself — a write whose reply is lost is abandoned, never sent again
+     * from a session that may no longer hold the lock. Otherwise through
+     * Curator, whose retry policy sends it again after a connection loss,
+     * and after an expiry from the new session.
+     */
+    static void write(CuratorFramework zk, boolean careful, String path, byte[] data, int version)
+            throws Exception {
+        if (careful) {
+            zk.getZookeeperClient().getZooKeeper().setData(path, data, version);
+        } else {
+            zk.setData().withVersion(version).forPath(path, data);
+        }
     }
 
     static final class Worker {
@@ -139,7 +156,7 @@ public final class CuratorMutex {
             }
             int value = read + 1;
             try {
-                zk.setData().withVersion(stat.getVersion()).forPath(resource, bytes(Integer.toString(value)));
+                write(zk, careful, resource, bytes(Integer.toString(value)), stat.getVersion());
             } catch (KeeperException.BadVersionException e) {
                 Emit.emit("conflict", "worker", index);
                 return;

@@ -6,7 +6,8 @@ leading); then it prints `resign` and leaves the election.
 A leader stops acting on SUSPENDED or LOST: a term in which its
 connection was interrupted is abandoned (`abandon`, no more writes), and
 the candidate runs for leader again. With --ignore-lost it writes its
-whole term whatever happens to its session — the bug: after an expiry
+whole term whatever happens to its session, retrying its reads and
+writes through connection trouble — the bug: after an expiry
 kazoo's lock node is gone, another candidate leads, and two leaders act.
 
 Leadership is exclusive if every `leader` is followed by the same
@@ -17,6 +18,7 @@ each candidate has completed one term.
 import threading
 import time
 
+from kazoo.retry import KazooRetry
 from kazoo.exceptions import BadVersionError, KazooException, NodeExistsError
 
 from zkapp import client, emit, fail, parser, session_hex, state_name, watchdog
@@ -32,6 +34,8 @@ class Candidate:
         self.zk = client(args)
         emit("session", candidate=index, id=session_hex(self.zk))
         self.zk.add_listener(self.on_state)
+        self.retry = KazooRetry(max_tries=-1, delay=0.05, backoff=1.5, max_delay=0.5,
+                                deadline=args.deadline_s)
 
     def on_state(self, state):
         name = state_name(state)
@@ -48,13 +52,16 @@ class Candidate:
             if not args.ignore_lost and self.interruptions != seen:
                 emit("abandon", candidate=self.index)
                 return
-            data, stat = self.zk.get(args.resource)
+            data, stat = self.retry(self.zk.get, args.resource)
             if not args.ignore_lost and self.interruptions != seen:
                 emit("abandon", candidate=self.index)
                 return
             value = int(data) + 1
             try:
-                self.zk.set(args.resource, str(value).encode(), version=stat.version)
+                # Sent once by a careful leader; retried through everything
+                # (after an expiry: from a new session) by the twin.
+                write = self.retry if args.ignore_lost else (lambda f, *a, **k: f(*a, **k))
+                write(self.zk.set, args.resource, str(value).encode(), version=stat.version)
                 emit("write", candidate=self.index, value=value)
             except BadVersionError:
                 emit("conflict", candidate=self.index)

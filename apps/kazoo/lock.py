@@ -6,9 +6,14 @@ the lock: read the value, then write value+1 with the version read.
 
 By default a worker stops work on SUSPENDED or LOST: if its connection
 was interrupted while it held the lock, it abandons that increment
-(releases, re-acquires, reads again). With --ignore-lost it carries on as
-if nothing happened — the classic bug: after an expiry kazoo reconnects
-with a new session, the lock node is gone, and the worker still writes.
+(releases, re-acquires, reads again), and it never sends a write again
+whose reply was lost. With --ignore-lost it carries on as if nothing
+happened, retrying its reads and writes through connection trouble — the
+classic bug: after an expiry kazoo reconnects with a new session, the
+lock node is gone, and the worker still writes.
+
+--recipe picks the lock: kazoo's `Lock`, or one of locks.py's
+(`skip-predecessor`, a bug; `naive`, the herd).
 
 Events: session, state (with the worker), acquired, read (the value
 read under the lock), write (the value
@@ -20,6 +25,7 @@ at the end). Exit 0 once every worker has done its increments.
 import threading
 import time
 
+from kazoo.retry import KazooRetry
 from kazoo.exceptions import BadVersionError, KazooException, NoNodeError, NodeExistsError
 
 from locks import NaiveLock, SkipPredecessorLock
@@ -45,6 +51,8 @@ class Worker:
         self.zk = client(args)
         emit("session", worker=index, id=session_hex(self.zk))
         self.zk.add_listener(self.on_state)
+        self.retry = KazooRetry(max_tries=-1, delay=0.05, backoff=1.5, max_delay=0.5,
+                                deadline=args.deadline_s)
 
     def on_state(self, state):
         name = state_name(state)
@@ -77,7 +85,9 @@ class Worker:
                 emit("released", worker=self.index)
 
     def increment(self, seen):
-        data, stat = self.zk.get(self.args.resource)
+        # Reads are retried through connection trouble (the check below
+        # decides whether the hold still counts).
+        data, stat = self.retry(self.zk.get, self.args.resource)
         emit("read", worker=self.index, value=int(data))
         if self.args.hold_ms and not self.held_once:
             time.sleep(self.args.hold_ms / 1000.0)
@@ -86,8 +96,13 @@ class Worker:
             emit("abandon", worker=self.index)
             return
         value = int(data) + 1
+        # The careful worker sends its write once: a write whose reply is
+        # lost is abandoned, never sent again from a session that may no
+        # longer hold the lock. The twin retries it through everything —
+        # after an expiry, from its new session.
+        write = self.retry if self.args.ignore_lost else (lambda f, *a, **k: f(*a, **k))
         try:
-            self.zk.set(self.args.resource, str(value).encode(), version=stat.version)
+            write(self.zk.set, self.args.resource, str(value).encode(), version=stat.version)
         except BadVersionError:
             emit("conflict", worker=self.index)
             return
