@@ -36,11 +36,6 @@ public final class CuratorLeader {
             all.add(new Candidate(i, args));
         }
         CuratorFramework setup = all.get(0).zk;
-        try {
-            setup.create().creatingParentsIfNeeded().forPath(resource, "0".getBytes(StandardCharsets.UTF_8));
-        } catch (KeeperException.NodeExistsException e) {
-            // Left by an earlier run: counting goes on from it.
-        }
         Emit.emit("ready");
         AtomicInteger led = new AtomicInteger();
         List<Thread> threads = new ArrayList<>();
@@ -111,6 +106,7 @@ public final class CuratorLeader {
             String resource = args.get("resource", "/E-work");
             int seen = interruptions.get();
             Emit.emit("leader", "candidate", index);
+            CuratorMutex.ensure(zk, careful, resource);
             for (int i = 0; i < args.getInt("writes", 1); i++) {
                 if (careful && (interruptions.get() != seen || !latch.hasLeadership())) {
                     Emit.emit("abandon", "candidate", index);

@@ -37,11 +37,6 @@ public final class CuratorMutex {
             workers.add(new Worker(i, args));
         }
         CuratorFramework setup = workers.get(0).zk;
-        try {
-            setup.create().creatingParentsIfNeeded().forPath(resource, bytes("0"));
-        } catch (KeeperException.NodeExistsException e) {
-            // A resource left by an earlier run: counting goes on from it.
-        }
         Emit.emit("ready");
         List<Thread> running = new ArrayList<>();
         for (Worker w : workers) {
@@ -79,6 +74,28 @@ public final class CuratorMutex {
             zk.getZookeeperClient().getZooKeeper().setData(path, data, version);
         } else {
             zk.setData().withVersion(version).forPath(path, data);
+        }
+    }
+
+    /**
+     * Create the resource if it is not there yet: called under the lock
+     * (or by a leader), as every write to it — a judge of owner-writes
+     * counts creates too. One left by an earlier run: counting goes on.
+     */
+    static void ensure(CuratorFramework zk, boolean careful, String resource) throws Exception {
+        if (zk.checkExists().forPath(resource) == null) {
+            try {
+                if (careful) {
+                    // Sent once, as the careful writes (see write).
+                    zk.getZookeeperClient().getZooKeeper().create(resource, bytes("0"),
+                            org.apache.zookeeper.ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                            org.apache.zookeeper.CreateMode.PERSISTENT);
+                } else {
+                    zk.create().creatingParentsIfNeeded().forPath(resource, bytes("0"));
+                }
+            } catch (KeeperException.NodeExistsException e) {
+                // Created by an earlier hold whose reply was lost.
+            }
         }
     }
 
@@ -141,6 +158,7 @@ public final class CuratorMutex {
 
         private void increment(int seen) throws Exception {
             String resource = args.get("resource", "/R");
+            ensure(zk, careful, resource);
             Stat stat = new Stat();
             byte[] data = zk.getData().storingStatIn(stat).forPath(resource);
             int read = Integer.parseInt(new String(data, StandardCharsets.UTF_8));

@@ -48,6 +48,12 @@ class Candidate:
         args = self.args
         seen = self.interruptions
         emit("leader", candidate=self.index)
+        # The resource is created by a leader, as every write to it.
+        if self.retry(self.zk.exists, args.resource) is None:
+            try:
+                self.zk.create(args.resource, b"0", makepath=True)
+            except NodeExistsError:
+                pass
         for _ in range(args.writes):
             if not args.ignore_lost and self.interruptions != seen:
                 emit("abandon", candidate=self.index)
@@ -97,10 +103,6 @@ def main():
     watchdog(args.deadline_s)
     candidates = [Candidate(i, args) for i in range(args.candidates)]
     setup = candidates[0].zk
-    try:
-        setup.create(args.resource, b"0", makepath=True)
-    except NodeExistsError:
-        pass
     emit("ready")
     threads = [threading.Thread(target=c.run, daemon=True) for c in candidates]
     for t in threads:

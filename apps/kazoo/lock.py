@@ -84,7 +84,18 @@ class Worker:
                     pass
                 emit("released", worker=self.index)
 
+    def ensure_resource(self):
+        """Create the resource if it is not there yet — under the lock, as
+        every write to it (a judge of owner-writes counts creates too)."""
+        if self.retry(self.zk.exists, self.args.resource) is None:
+            try:
+                self.zk.create(self.args.resource, b"0", makepath=True)
+                emit("created", worker=self.index, path=self.args.resource)
+            except NodeExistsError:
+                pass
+
     def increment(self, seen):
+        self.ensure_resource()
         # Reads are retried through connection trouble (the check below
         # decides whether the hold still counts).
         data, stat = self.retry(self.zk.get, self.args.resource)
@@ -136,10 +147,6 @@ def main():
     watchdog(args.deadline_s)
     workers = [Worker(i, args) for i in range(args.threads)]
     setup = workers[0].zk
-    try:
-        setup.create(args.resource, b"0", makepath=True)
-    except NodeExistsError:
-        pass
     emit("ready")
     threads = [threading.Thread(target=w.run, daemon=True) for w in workers]
     for t in threads:
