@@ -1,12 +1,15 @@
 //! `zkcheck serve` / `zkserve`: flags and the blocking entry point.
 
 use std::net::IpAddr;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
 
 use crate::driver::{self, Options};
+use crate::engine::faults::{Aim, FaultSpec};
 use crate::engine::{Limits, Whitelist};
+use crate::replay;
 
 /// Serve the simulated ensemble on ZooKeeper 3.8's protocol. The first
 /// line on stdout is the connect string (`127.0.0.1:P1,127.0.0.1:P2,...`);
@@ -39,9 +42,29 @@ pub struct ServeArgs {
     /// Watches one session may hold.
     #[arg(long, default_value_t = 65_536, value_parser = clap::value_parser!(u64).range(1..=16_777_216))]
     pub max_watches: u64,
-    /// Seed of the session passwords (deterministic runs).
+    /// Seed of the session passwords and of the fault plan: the same seed
+    /// gives the same faults at the same requests.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// Faults the server injects, placed by --seed at counted requests:
+    /// `drops=2,expiries=1,lag=1,partitions=1` (and `within=N`: faults fire
+    /// at the first N counted requests, default 50). docs/SERVE.md, "Faults".
+    #[arg(long, default_value = "", value_parser = FaultSpec::parse)]
+    pub faults: FaultSpec,
+    /// Which requests the fault plan counts: a path prefix (`/L`: the
+    /// requests on /L and below) or a session (`session:0x...`); all
+    /// data requests by default.
+    #[arg(long, default_value = "", value_parser = Aim::parse)]
+    pub aim: Aim,
+    /// Record the run's history to FILE, as JSON lines (docs/HISTORY.md).
+    #[arg(long, value_name = "FILE")]
+    pub history: Option<PathBuf>,
+    /// Re-run the engine from the inputs recorded in FILE (a --history),
+    /// without sockets, and check it does the same and reaches the same
+    /// trace hash. Exit 0: the same; 1: a difference (the first is shown);
+    /// 2: FILE unreadable.
+    #[arg(long, value_name = "FILE", conflicts_with = "history")]
+    pub replay_input: Option<PathBuf>,
     /// The four-letter words answered on the client ports, as ZooKeeper's
     /// `4lw.commands.whitelist`: words separated by commas, or `*`. 3.8's
     /// default is `srvr` alone; `*` gives `dump`, `ruok`, `mntr`...
@@ -65,6 +88,8 @@ impl ServeArgs {
                 four_letter_words: self.four_letter_words.clone(),
                 // Set by the driver when it starts.
                 epoch_ms: 0,
+                faults: self.faults.clone(),
+                aim: self.aim.clone(),
             },
             bind: self.bind,
             port: self.port,
@@ -76,6 +101,13 @@ impl ServeArgs {
 /// Serve until Ctrl-C or SIGTERM. Exit code 0 after a clean stop, 2 when
 /// the ports cannot be bound (bad input, as everywhere in zkcheck).
 pub fn run(args: ServeArgs) -> ExitCode {
+    if let Some(file) = &args.replay_input {
+        return replay::run(file);
+    }
+    if let Err(e) = args.faults.check_servers(usize::from(args.servers)) {
+        eprintln!("zkserve: --faults: {e}");
+        return ExitCode::from(2);
+    }
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -91,11 +123,11 @@ pub fn run(args: ServeArgs) -> ExitCode {
 
 async fn serve(args: ServeArgs) -> ExitCode {
     let options = args.options();
-    let running = match driver::start(options.clone()).await {
+    let running = match driver::start_recording(options.clone(), args.history.clone()).await {
         Ok(r) => r,
         Err(e) => {
             eprintln!(
-                "zkserve: cannot listen on {} from port {} ({} servers): {e}",
+                "zkserve: cannot listen on {} from port {} ({} servers), or write --history: {e}",
                 options.bind, options.port, args.servers
             );
             return ExitCode::from(2);
@@ -113,13 +145,15 @@ async fn serve(args: ServeArgs) -> ExitCode {
     let stats = running.stop().await;
     eprintln!(
         "zkserve: stopped ({stopped}); {} connections, {} sessions created, {} re-attached, \
-         {} frames in, {} out, {} notifications; closed: {:?}",
+         {} frames in, {} out, {} notifications, {} faults ({} skipped); closed: {:?}",
         stats.accepted,
         stats.sessions_created,
         stats.sessions_reattached,
         stats.frames_in,
         stats.frames_out,
         stats.notifications,
+        stats.faults,
+        stats.faults_skipped,
         stats.closed
     );
     ExitCode::SUCCESS

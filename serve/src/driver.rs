@@ -9,9 +9,13 @@
 //! socket only); a writer's queue is the only per-connection buffer.
 
 use std::collections::BTreeMap;
-use std::io;
+use std::fs::File;
+use std::io::{self, BufWriter};
 use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
 use std::time::Duration;
+
+use zkjudge::history::{Record, Writer};
 
 use std::sync::Arc;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -107,7 +111,17 @@ const READ_ROOM: usize = MAX_QUEUED_FRAMES / 2;
 
 /// Bind one port per server and start serving (on the current runtime).
 /// The engine's tick 0 is now: `Limits::epoch_ms` is set to the wall clock.
-pub async fn start(mut options: Options) -> io::Result<Running> {
+pub async fn start(options: Options) -> io::Result<Running> {
+    start_recording(options, None).await
+}
+
+/// [`start`], recording the history to `history` (JSON lines,
+/// docs/HISTORY.md) when given: created (or truncated) before the ports
+/// are served; the last line is written when the server stops.
+pub async fn start_recording(
+    mut options: Options,
+    history: Option<PathBuf>,
+) -> io::Result<Running> {
     options.limits.epoch_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
@@ -129,12 +143,16 @@ pub async fn start(mut options: Options) -> io::Result<Running> {
         .iter()
         .map(|l| l.local_addr())
         .collect::<io::Result<Vec<_>>>()?;
+    let history = match &history {
+        Some(path) => Some(History::create(path)?),
+        None => None,
+    };
     let (inputs_tx, inputs) = mpsc::channel::<Event>(1024);
     for (server, listener) in listeners.into_iter().enumerate() {
         tokio::spawn(accept_loop(server, listener, inputs_tx.clone()));
     }
     let (control, control_rx) = mpsc::unbounded_channel();
-    let task = tokio::spawn(engine_loop(options, inputs, inputs_tx, control_rx));
+    let task = tokio::spawn(engine_loop(options, inputs, inputs_tx, control_rx, history));
     Ok(Running {
         addrs,
         control,
@@ -181,13 +199,76 @@ async fn accept_loop(server: ServerId, listener: TcpListener, events: mpsc::Send
     }
 }
 
+/// The history file: the engine's records, written as they come.
+struct History {
+    path: PathBuf,
+    writer: Option<Writer<BufWriter<File>>>,
+    records: Vec<Record>,
+}
+
+impl History {
+    fn create(path: &PathBuf) -> io::Result<Self> {
+        let file = File::create(path)
+            .map_err(|e| io::Error::new(e.kind(), format!("--history {}: {e}", path.display())))?;
+        Ok(History {
+            path: path.clone(),
+            writer: Some(Writer::new(BufWriter::new(file))),
+            records: Vec::new(),
+        })
+    }
+
+    /// Write what the engine recorded since last time. A write error is
+    /// logged once and ends the recording (the server goes on).
+    fn write(&mut self, engine: &mut Engine, flush: bool) {
+        engine.take_records(&mut self.records);
+        let Some(writer) = &mut self.writer else {
+            self.records.clear();
+            return;
+        };
+        let mut result = self.records.drain(..).try_for_each(|r| writer.write(&r));
+        if flush {
+            result = result.and_then(|()| writer.flush());
+        }
+        if let Err(e) = result {
+            eprintln!(
+                "zkserve: --history {}: {e}; recording stopped",
+                self.path.display()
+            );
+            self.writer = None;
+        }
+    }
+
+    fn write_record(&mut self, record: &Record) {
+        if let Some(writer) = &mut self.writer {
+            if let Err(e) = writer.write(record) {
+                eprintln!("zkserve: --history {}: {e}", self.path.display());
+                self.writer = None;
+            }
+        }
+    }
+}
+
+/// Hand one input to the engine, and its records to the history.
+fn handle(engine: &mut Engine, input: Input, out: &mut Vec<Output>, history: &mut Option<History>) {
+    let flush = input == Input::Tick;
+    engine.handle(input, out);
+    if let Some(h) = history {
+        h.write(engine, flush);
+    }
+}
+
 async fn engine_loop(
     options: Options,
     mut events: mpsc::Receiver<Event>,
     events_tx: mpsc::Sender<Event>,
     mut control: mpsc::UnboundedReceiver<Control>,
+    mut history: Option<History>,
 ) -> Stats {
     let mut engine = Engine::new(options.limits.clone());
+    if let Some(h) = &mut history {
+        engine.record_history();
+        h.write_record(&engine.meta());
+    }
     let mut peers: BTreeMap<ConnId, Peer> = BTreeMap::new();
     let mut down = vec![false; engine.world().num_servers()];
     let mut next_conn: ConnId = 0;
@@ -244,7 +325,7 @@ async fn engine_loop(
                             .collect();
                         for conn in conns {
                             drop_peer(&mut peers, conn);
-                            engine.handle(Input::Closed { conn }, &mut out);
+                            handle(&mut engine, Input::Closed { conn }, &mut out, &mut history);
                             dispatch(&mut out, &mut peers, options.verbose);
                         }
                     }
@@ -256,7 +337,7 @@ async fn engine_loop(
             Input::Bytes { conn, .. } => Some(conn),
             _ => None,
         };
-        engine.handle(input, &mut out);
+        handle(&mut engine, input, &mut out, &mut history);
         if let Some(peer) = read_from.and_then(|conn| peers.get(&conn)) {
             peer.unhandled.add_permits(1);
         }
@@ -266,9 +347,14 @@ async fn engine_loop(
                 "zkserve: closed connection {conn}: slow reader, {MAX_QUEUED_FRAMES} frames unread"
             );
             drop_peer(&mut peers, conn);
-            engine.handle(Input::Closed { conn }, &mut out);
+            handle(&mut engine, Input::Closed { conn }, &mut out, &mut history);
             dispatch(&mut out, &mut peers, options.verbose);
         }
+    }
+    if let Some(h) = &mut history {
+        h.write(&mut engine, false);
+        h.write_record(&engine.end_record());
+        h.write(&mut engine, true);
     }
     for conn in peers.keys().copied().collect::<Vec<_>>() {
         drop_peer(&mut peers, conn);

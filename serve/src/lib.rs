@@ -10,6 +10,8 @@
 //!   server, a task per socket, a wall-clock tick.
 //! - [`cli`]: `ServeArgs` and `run`, for `zkcheck serve` and the `zkserve`
 //!   binary.
+//! - [`replay`]: `--replay-input`, the engine re-run from a recorded
+//!   history's inputs (sans-IO, like the engine).
 //!
 //! What the server supports, and what it answers instead for the rest, is
 //! in docs/WIRE.md ("The server").
@@ -17,5 +19,6 @@
 pub mod cli;
 pub mod driver;
 pub mod engine;
+pub mod replay;
 
 pub use engine::{CloseReason, ConnId, Engine, Input, Limits, Output, Stats, Whitelist};

@@ -41,6 +41,9 @@ pub enum CloseReason {
     Closing,
     /// A four-letter word was answered (ZooKeeper closes after its text).
     FourLetterWord(&'static str),
+    /// The fault plan dropped the connection (`--faults drops=N`), before
+    /// or after the reply to the request it fired at.
+    FaultDrop { before_reply: bool },
 }
 
 impl CloseReason {
@@ -63,6 +66,7 @@ impl CloseReason {
             CloseReason::AuthFailed(_) => "auth-failed",
             CloseReason::Closing => "closing",
             CloseReason::FourLetterWord(_) => "four-letter-word",
+            CloseReason::FaultDrop { .. } => "fault-drop",
         }
     }
 
@@ -117,6 +121,14 @@ impl fmt::Display for CloseReason {
             }
             CloseReason::Closing => write!(f, "the connection was closing"),
             CloseReason::FourLetterWord(word) => write!(f, "four-letter word {word} answered"),
+            CloseReason::FaultDrop { before_reply: true } => {
+                write!(f, "dropped by the fault plan before the reply")
+            }
+            CloseReason::FaultDrop {
+                before_reply: false,
+            } => {
+                write!(f, "dropped by the fault plan after the reply")
+            }
         }
     }
 }

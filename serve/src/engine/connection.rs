@@ -14,6 +14,15 @@ pub struct Conn {
     /// Frames read and sent on it (`stat`/`cons` print them).
     pub frames_in: u64,
     pub frames_out: u64,
+    /// The session it carries once bound (0 before), for history records.
+    pub session: zksim::SessionId,
+    /// A planned drop: at the reply to this xid, close (before or after
+    /// sending it), and why (the history's `Fault` record).
+    pub drop_at: Option<(i32, bool, String)>,
+    /// The handshake of a silenced session, held unanswered (its packets
+    /// reach nobody) until the leader has expired the session: then it is
+    /// answered as any re-attach of an expired session (timeOut 0).
+    pub held: Option<(ClientId, Vec<u8>)>,
 }
 
 impl Conn {
@@ -25,6 +34,9 @@ impl Conn {
             first_bytes: Some(Vec::new()),
             frames_in: 0,
             frames_out: 0,
+            session: 0,
+            drop_at: None,
+            held: None,
         }
     }
 }

@@ -83,6 +83,11 @@ impl Whitelist {
         Ok(Whitelist { words })
     }
 
+    /// The words, comma-separated: what [`Whitelist::parse`] reads back.
+    pub fn text(&self) -> String {
+        self.words.iter().copied().collect::<Vec<_>>().join(",")
+    }
+
     pub fn allows(&self, word: &str) -> bool {
         self.words.contains(word)
     }

@@ -12,20 +12,28 @@
 //! every request waiting, followers apply every committed transaction, and
 //! every message for a client is handled and encoded — in the world's own
 //! event order (`World::enabled`), never a hash order. Followers lag only
-//! within one input: faults (lag, partitions, expiries on the server's
-//! timeline) are issue 32's.
+//! within one input, unless the fault plan ([`faults`]) makes one lag or
+//! cuts it from the leader for some ticks.
+//!
+//! With [`Engine::record_history`] the engine also writes down what it
+//! did, input by input ([`recorder`], docs/HISTORY.md).
 
 mod close;
 mod connection;
+pub mod faults;
 mod four_letter;
+pub mod history;
+mod inject;
+mod recorder;
 mod session;
 pub mod translate;
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use zkjudge::history::{Record, SessionEvent as SessionRecord};
 use zksim::{
-    ClientId, Config, Delivery, Event, Happening, Op, Refusal, Remote, ServerId, SessionEvent,
-    SessionId, SetWatches, Tick, World, ZkError, Zxid,
+    ClientId, Config, Delivery, Event, FaultBudget, Happening, Op, Refusal, Remote, ServerId,
+    SessionEvent, SessionId, SetWatches, Tick, World, ZkError, Zxid,
 };
 use zkwire::{
     encode_connect_response, encode_notification, encode_reply, write_frame, ConnectResponse,
@@ -34,9 +42,12 @@ use zkwire::{
 
 pub use close::CloseReason;
 use connection::{Conn, ConnState};
+use faults::{Aim, FaultSpec, Faults};
 pub use four_letter::Whitelist;
+pub use recorder::limits_of_meta;
+use recorder::Recorder;
 use session::{password, NullData, Pending, WireSession};
-use translate::Plan;
+use translate::{Plan, Shape};
 
 /// A connection, named by the driver (unique for the engine's life).
 pub type ConnId = u64;
@@ -87,6 +98,10 @@ pub struct Limits {
     /// The wall time (Unix ms) of tick 0, given by the driver: `dump`
     /// prints expiry times as dates. The engine reads no clock.
     pub epoch_ms: u64,
+    /// Faults to inject (`--faults`), placed by `seed` ([`faults`]).
+    pub faults: FaultSpec,
+    /// Which requests the fault plan counts (`--aim`).
+    pub aim: Aim,
 }
 
 impl Default for Limits {
@@ -100,6 +115,8 @@ impl Default for Limits {
             seed: 0,
             four_letter_words: Whitelist::default(),
             epoch_ms: 0,
+            faults: FaultSpec::default(),
+            aim: Aim::default(),
         }
     }
 }
@@ -117,6 +134,12 @@ pub struct Stats {
     pub closed: BTreeMap<&'static str, u64>,
     /// Connections the client closed with part of a frame unsent.
     pub truncated: u64,
+    /// Faults the plan injected (each also a `Fault` history record).
+    pub faults: u64,
+    /// Faults due that could not be carried out: a second drop at the
+    /// same request, a lag or partition of a follower already cut, an
+    /// expiry of a session already silenced.
+    pub faults_skipped: u64,
 }
 
 impl Stats {
@@ -153,6 +176,13 @@ pub struct Engine {
     /// Clients whose `closeSession` is not answered yet.
     closing: BTreeSet<ClientId>,
     stats: Stats,
+    /// The fault plan as it unfolds.
+    faults: Faults,
+    /// Connections holding a silenced session's handshake.
+    held: BTreeSet<ConnId>,
+    /// The history being recorded, if asked for (boxed: most engines
+    /// record nothing).
+    rec: Option<Box<Recorder>>,
 }
 
 impl Engine {
@@ -161,8 +191,15 @@ impl Engine {
             servers: limits.servers.max(1),
             // Simulated time runs as long as the server does.
             max_time: Tick::MAX,
+            // The plan's expiries and partitions are the world's faults.
+            faults: FaultBudget {
+                expiries: limits.faults.expiries,
+                partitions: limits.faults.partitions,
+                ..FaultBudget::default()
+            },
             ..Config::default()
         };
+        let faults = Faults::new(&limits.faults, limits.aim.clone(), limits.seed);
         Engine {
             world: World::new(config, Vec::new()),
             limits,
@@ -173,6 +210,9 @@ impl Engine {
             null_data: NullData::default(),
             closing: BTreeSet::new(),
             stats: Stats::default(),
+            faults,
+            held: BTreeSet::new(),
+            rec: None,
         }
     }
 
@@ -192,6 +232,15 @@ impl Engine {
 
     /// Handle one input, appending what to do to `out`.
     pub fn handle(&mut self, input: Input, out: &mut Vec<Output>) {
+        let start = out.len();
+        if let Some(rec) = &mut self.rec {
+            let n = rec.inputs;
+            rec.inputs += 1;
+            rec.records.push(Record::Input {
+                n,
+                input: history::input_record(&input),
+            });
+        }
         match input {
             Input::Accepted { conn, server } => self.accept(conn, server, out),
             Input::Bytes { conn, data } => self.bytes(conn, &data, out),
@@ -200,9 +249,20 @@ impl Engine {
                 if !self.world.disconnect_undelivered() {
                     self.world.step(&Event::Tick, &mut self.log);
                 }
+                self.drain_log(out);
+                self.end_cuts();
                 self.settle(out);
             }
         }
+        self.release_held(out);
+        if let Some(rec) = &mut self.rec {
+            rec.hash_outputs(&out[start..]);
+        }
+    }
+
+    /// The fault plan's state: what was counted, what is in force.
+    pub fn faults(&self) -> &Faults {
+        &self.faults
     }
 
     fn accept(&mut self, conn: ConnId, server: ServerId, out: &mut Vec<Output>) {
@@ -228,11 +288,17 @@ impl Engine {
         if c.reader.buffered() > 0 {
             self.stats.truncated += 1;
         }
+        if c.drop_at.is_some() {
+            // Closed before the reply the drop waited for.
+            self.stats.faults_skipped += 1;
+        }
         if let ConnState::Live { client } = c.state {
+            self.note_session(c.session, SessionRecord::Disconnected, c.server, conn, None);
             self.sessions[client].conn = None;
             self.world.disconnect(client);
             self.settle_client(client, out);
         }
+        self.held.remove(&conn);
     }
 
     fn bytes(&mut self, conn: ConnId, data: &[u8], out: &mut Vec<Output>) {
@@ -285,6 +351,8 @@ impl Engine {
             return;
         };
         match c.state {
+            // A silenced session's handshake waits; nothing more is read.
+            ConnState::Handshake if c.held.is_some() => {}
             ConnState::Handshake => self.handshake(conn, c.server, frame, out),
             ConnState::Live { client } => self.request(conn, client, frame, out),
             ConnState::Closing => {}
@@ -306,6 +374,8 @@ impl Engine {
                     debug_assert_eq!(client, self.sessions.len());
                     self.sessions.push(WireSession::new(passwd));
                     self.by_session.insert(session, client);
+                    let ms = Some(i64::from(timeout_ms));
+                    self.note_session(session, SessionRecord::Created, server, conn, ms);
                     // The connect response is the connection's first frame.
                     self.bind(conn, client);
                     self.connect_response(conn, timeout_ms, session, out);
@@ -321,8 +391,24 @@ impl Engine {
             .copied()
             .filter(|&client| request.passwd == self.sessions[client].passwd);
         let Some(client) = known else {
+            self.note_session(
+                request.session_id,
+                SessionRecord::Refused,
+                server,
+                conn,
+                None,
+            );
             return self.refuse_session(conn, out);
         };
+        if self.world.is_cut_off(client) {
+            // Silenced by the fault plan: no server hears it until the
+            // leader has expired the session.
+            if let Some(c) = self.conns.get_mut(&conn) {
+                c.held = Some((client, frame.to_vec()));
+                self.held.insert(conn);
+            }
+            return;
+        }
         if let Some(old) = self.sessions[client].conn.take() {
             self.close(old, CloseReason::Replaced, out);
             self.world.disconnect(client);
@@ -334,12 +420,22 @@ impl Engine {
         {
             Ok(()) => {
                 self.stats.sessions_reattached += 1;
+                let ms = Some(i64::from(timeout_ms));
+                let session = request.session_id;
+                self.note_session(session, SessionRecord::Reattached, server, conn, ms);
                 self.bind(conn, client);
                 self.connect_response(conn, timeout_ms, request.session_id, out);
                 self.settle_client(client, out);
             }
             Err(Refusal::Expired) => {
                 self.by_session.remove(&request.session_id);
+                self.note_session(
+                    request.session_id,
+                    SessionRecord::Refused,
+                    server,
+                    conn,
+                    None,
+                );
                 self.refuse_session(conn, out);
             }
             Err(Refusal::Behind {
@@ -400,8 +496,10 @@ impl Engine {
     }
 
     fn bind(&mut self, conn: ConnId, client: ClientId) {
+        let session = self.world.session_of(client);
         if let Some(c) = self.conns.get_mut(&conn) {
             c.state = ConnState::Live { client };
+            c.session = session;
         }
         self.sessions[client].conn = Some(conn);
     }
@@ -421,6 +519,22 @@ impl Engine {
         };
         let server = self.conns[&conn].server;
         let xid = header.xid;
+        if self.world.is_cut_off(client) {
+            // A silenced session's packets reach no server.
+            return;
+        }
+        if self.recording() {
+            let op = history::op_record(header.op, &request);
+            let session = self.world.session_of(client);
+            let t = self.world.now();
+            self.note(|_| Record::Request {
+                t,
+                session,
+                server,
+                xid,
+                op,
+            });
+        }
         match request {
             Request::Ping => {
                 self.world.heard_from(client);
@@ -494,6 +608,10 @@ impl Engine {
                     path,
                     null_writes,
                 } => {
+                    if !self.planned_faults(conn, client, xid, &op) {
+                        // The request was lost with a silenced session.
+                        return;
+                    }
                     if sets_watch(&op) {
                         let held = self.watches_held(client) + 1;
                         if held > self.limits.max_watches {
@@ -507,6 +625,7 @@ impl Engine {
                         id,
                         Pending {
                             conn,
+                            server,
                             xid,
                             shape,
                             multi_ops,
@@ -552,6 +671,9 @@ impl Engine {
             return self.close(conn, CloseReason::TooManyWatches { held, max }, out);
         }
         self.world.heard_from(client);
+        if let Some(server) = self.world.server_of(client) {
+            self.forget_firing(server);
+        }
         self.world.set_watches(client, &watches);
         self.settle_client(client, out);
         if let Some(c) = self.conns.get(&conn) {
@@ -587,12 +709,17 @@ impl Engine {
         self.settle_from(Some(client), out);
     }
 
-    /// Step every request, follower apply and delivery there is, in the
-    /// world's event order (`Event`'s: requests, then applies, then
-    /// deliveries, each by id), looking only at the clients that may have
-    /// one: `first` (or all), and those each step wrote
-    /// (`World::step_noting`). The same choices as picking the first of
-    /// `World::enabled` each time, without listing every client per step.
+    /// Step every delivery, request and follower apply there is: a
+    /// client's waiting messages first (so each reply and notification is
+    /// encoded right after the step that produced it, while its server's
+    /// applied zxid is still the one it was answered at: the history's
+    /// `applied` and `Notify.zxid`), then requests, then applies (the world's
+    /// order among those, each by id), looking only at the clients that
+    /// may have one: `first` (or all), and those each step wrote
+    /// (`World::step_noting`). A remote client's delivery changes nothing
+    /// in the world but its own slot, so delivering first moves no reply's
+    /// content, only the order of outputs across connections. A lagging
+    /// follower (fault plan) applies nothing.
     fn settle_from(&mut self, first: Option<ClientId>, out: &mut Vec<Output>) {
         let mut dirty: BTreeSet<ClientId> = match first {
             Some(client) => BTreeSet::from([client]),
@@ -619,23 +746,28 @@ impl Engine {
         });
         if let Some(&client) = dirty
             .iter()
+            .find(|&&client| world.client_readiness(client).receive)
+        {
+            return Some(Event::Receive { client });
+        }
+        if let Some(&client) = dirty
+            .iter()
             .find(|&&client| world.client_readiness(client).request)
         {
             return Some(Event::Request { client });
         }
-        if let Some(server) = (1..world.num_servers()).find(|&server| world.apply_enabled(server)) {
-            return Some(Event::Apply { server });
-        }
-        dirty
-            .iter()
-            .find(|&&client| world.client_readiness(client).receive)
-            .map(|&client| Event::Receive { client })
+        (1..world.num_servers())
+            .find(|&server| world.apply_enabled(server) && !self.faults.is_lagging(server))
+            .map(|server| Event::Apply { server })
     }
 
     /// Encode what the world delivered, in its order.
     fn drain_log(&mut self, out: &mut Vec<Output>) {
         let log = std::mem::take(&mut self.log);
         let mut last_commit: Option<(Zxid, SessionId)> = None;
+        if self.recording() {
+            self.note_step(&log);
+        }
         for happening in &log {
             match happening {
                 Happening::Committed { zxid, session } => last_commit = Some((*zxid, *session)),
@@ -668,11 +800,21 @@ impl Engine {
                 let Some(pending) = self.sessions[client].pending.remove(op) else {
                     return;
                 };
+                let zxid = self.world.client_last_zxid(client);
                 // An answer for a connection that is gone was lost with it.
                 if conn != Some(pending.conn) {
+                    if self.recording() {
+                        let (err, body) = translate::response(
+                            pending.shape,
+                            reply.clone(),
+                            &pending.multi_ops,
+                            &pending.path,
+                        );
+                        let session = self.world.session_of(client);
+                        self.note_lost_reply(session, &pending, zxid, err, body.as_ref());
+                    }
                     return;
                 }
-                let zxid = self.world.client_last_zxid(client);
                 self.null_data.note(&pending, reply);
                 let (err, mut body) = translate::response(
                     pending.shape,
@@ -681,10 +823,20 @@ impl Engine {
                     &pending.path,
                 );
                 self.null_data.restore(&pending, &mut body);
-                self.reply(pending.conn, pending.xid, zxid, err, body.as_ref(), out);
+                let applied = is_read(pending.shape)
+                    .then(|| self.world.applied_zxid(self.conns[&pending.conn].server));
+                let reply = Reply {
+                    xid: pending.xid,
+                    zxid,
+                    err,
+                    body: body.as_ref(),
+                    applied,
+                };
+                self.reply_with(pending.conn, reply, out);
             }
             Delivery::Watch(event) => {
                 if let Some(conn) = conn {
+                    self.note_notify(client, conn, event);
                     self.stats.notifications += 1;
                     // ZooKeeper 3.8 sends notifications with zxid -1
                     // (`NIOServerCnxn.process`).
@@ -741,8 +893,39 @@ impl Engine {
         body: Option<&zkwire::Response>,
         out: &mut Vec<Output>,
     ) {
-        let bytes = encode_reply(&ReplyHeader { xid, zxid, err }, body);
-        self.send(conn, &bytes, out);
+        let reply = Reply {
+            xid,
+            zxid,
+            err,
+            body,
+            applied: None,
+        };
+        self.reply_with(conn, reply, out);
+    }
+
+    /// Send a reply (recorded), unless a planned drop takes the
+    /// connection first; a drop planned after it closes the connection
+    /// once it is sent.
+    fn reply_with(&mut self, conn: ConnId, reply: Reply<'_>, out: &mut Vec<Output>) {
+        let drop = self
+            .conns
+            .get(&conn)
+            .and_then(|c| c.drop_at.as_ref())
+            .filter(|&&(xid, _, _)| xid == reply.xid)
+            .map(|&(_, before_reply, _)| before_reply);
+        self.note_reply(conn, &reply, drop == Some(true));
+        if drop != Some(true) {
+            let header = ReplyHeader {
+                xid: reply.xid,
+                zxid: reply.zxid,
+                err: reply.err,
+            };
+            let bytes = encode_reply(&header, reply.body);
+            self.send(conn, &bytes, out);
+        }
+        if let Some(before_reply) = drop {
+            self.drop_connection(conn, before_reply, out);
+        }
     }
 
     fn send(&mut self, conn: ConnId, body: &[u8], out: &mut Vec<Output>) {
@@ -762,9 +945,15 @@ impl Engine {
             return;
         };
         self.count_close(&reason);
+        if c.drop_at.is_some() && !matches!(reason, CloseReason::FaultDrop { .. }) {
+            // Closed before the reply the drop waited for.
+            self.stats.faults_skipped += 1;
+        }
         out.push(Output::Close { conn, reason });
+        self.held.remove(&conn);
         if let ConnState::Live { client } = c.state {
             if self.sessions[client].conn == Some(conn) {
+                self.note_session(c.session, SessionRecord::Disconnected, c.server, conn, None);
                 self.sessions[client].conn = None;
                 self.world.disconnect(client);
                 self.settle_client(client, out);
@@ -782,6 +971,33 @@ fn xid_of(frame: &[u8]) -> Option<i32> {
     let bytes: [u8; 4] = frame.get(..4)?.try_into().ok()?;
     frame.get(..8)?;
     Some(i32::from_be_bytes(bytes))
+}
+
+/// A reply to send: its header, body, and for reads the answering
+/// server's applied zxid (recorded, not sent).
+struct Reply<'a> {
+    xid: i32,
+    zxid: Zxid,
+    err: i32,
+    body: Option<&'a zkwire::Response>,
+    applied: Option<Zxid>,
+}
+
+/// Whether a request of this shape is answered from its server's tree
+/// (a read, or a sync), so its reply records the server's applied zxid.
+fn is_read(shape: Shape) -> bool {
+    matches!(
+        shape,
+        Shape::Exists
+            | Shape::GetData
+            | Shape::GetAcl
+            | Shape::GetChildren
+            | Shape::GetChildren2
+            | Shape::Sync
+            | Shape::MultiRead
+            | Shape::Ephemerals
+            | Shape::AllChildrenNumber
+    )
 }
 
 /// Whether a request may leave a watch at the server.

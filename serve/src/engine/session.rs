@@ -34,6 +34,8 @@ impl WireSession {
 /// A request the world has not answered yet: where and how to answer it.
 pub struct Pending {
     pub conn: ConnId,
+    /// The server of `conn` (a lost reply is recorded with it).
+    pub server: zksim::ServerId,
     pub xid: i32,
     pub shape: Shape,
     pub multi_ops: Vec<i32>,
