@@ -136,6 +136,21 @@ class Consumer:
         self.zk.close()
 
 
+def was_put(zk, entries, item):
+    """Whether a put whose reply was lost was applied after all."""
+    try:
+        for name in retrying("children", zk.get_children, entries):
+            try:
+                if retrying("get", zk.get, "%s/%s" % (entries, name))[0] == item:
+                    return True
+            except NoNodeError:
+                pass
+    except NoNodeError:
+        # Not even the queue's path was made.
+        pass
+    return False
+
+
 def produce(zk, args):
     queue = (zk.LockingQueue if args.recipe == "locking" else zk.Queue)(args.queue)
     entries = args.queue + ("/entries" if args.recipe == "locking" else "")
@@ -148,9 +163,7 @@ def produce(zk, args):
             except KazooException as e:
                 emit("retry", producer=0, reason=type(e).__name__)
                 time.sleep(0.05)
-                # Was it put after all?
-                if any(retrying("get", zk.get, "%s/%s" % (entries, name))[0] == item
-                       for name in retrying("children", zk.get_children, entries)):
+                if was_put(zk, entries, item):
                     break
         emit("put", item=item.decode())
 
