@@ -2,8 +2,10 @@
 items (`item-000`, ... as the entries' data) into --queue, then
 --consumers consumers, each with its own session, take them until the
 queue is empty. A consumer names each item it consumed by creating
-`<--resource>/<item>` (the convention the queue judge reads: an entry
-deleted from the queue whose item never appears there was lost).
+`<--resource>/<item>` (the convention of the queue judge, docs/JUDGES.md:
+an entry deleted from the queue whose item never appears there was lost;
+one reported twice was consumed twice). Judge `queue` with `--queue
+<queue>`, `locking` with `--queue <queue>/entries`.
 
 * `queue`: kazoo's `Queue.get` reads the first entry and deletes it; if
   the delete's reply is lost to a dropped connection, its retry finds the
@@ -58,21 +60,21 @@ class Consumer:
     def report(self, item):
         """Create `<resource>/<item>`: this consumer consumed `item`."""
         path = "%s/%s" % (self.args.resource, item)
-        first = True
         while True:
             try:
                 self.zk.create(path, str(self.index).encode())
                 break
             except NodeExistsError:
-                if first:
-                    self.duplicates += 1
-                    emit("duplicate", consumer=self.index, item=item)
-                # Else: our own create, whose reply a dropped connection lost.
+                self.duplicates += 1
+                emit("duplicate", consumer=self.index, item=item)
                 break
             except KazooException as e:
                 emit("retry", consumer=self.index, reason=type(e).__name__)
-                first = False
                 time.sleep(0.05)
+                # A lost reply: look before creating again (a second create
+                # answered NodeExists is a second report to the judge).
+                if retrying("exists", self.zk.exists, path) is not None:
+                    break
         self.consumed += 1
         emit("consumed", consumer=self.index, item=item)
 
