@@ -28,6 +28,7 @@ mod explore;
 mod fault_windows;
 mod generic;
 mod herd;
+mod judge;
 mod lasso;
 mod liveness;
 mod liveness_clock;

@@ -15,6 +15,7 @@ mod check;
 mod compare;
 mod figures;
 mod io;
+mod judge;
 mod list;
 mod merge;
 mod options;
@@ -80,6 +81,53 @@ pub enum Command {
     /// SIGTERM stops it (exit 0). What is supported and what the server
     /// answers instead is in docs/SERVE.md.
     Serve(zkserve::cli::ServeArgs),
+    /// Judge a history recorded by `zkcheck serve --history FILE`.
+    ///
+    /// Runs every judge the flags make applicable (docs/JUDGES.md): the
+    /// ZooKeeper guarantees always; owner-writes with --lock and
+    /// --resource; herd, leaks and liveness with --lock; election with
+    /// --leader; queue with --queue and --resource. Each verdict comes with
+    /// the records that prove it. Exits 1 on a violation, 2 on an
+    /// unreadable history (its line named) or flag, 3 when a judge had
+    /// nothing to judge or the history has no `end` record (the run was
+    /// cut), 0 only when every judge held over something.
+    Judge(JudgeArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct JudgeArgs {
+    /// The history file (JSON lines, written by `zkcheck serve --history`).
+    pub history: PathBuf,
+    /// The lock path: its children are the contenders.
+    #[arg(long, value_name = "/L")]
+    pub lock: Option<String>,
+    /// The resource path: writes to it or below must be the lock owner's
+    /// (the leader's, with --leader); consumers report under it (--queue).
+    #[arg(long, value_name = "/R")]
+    pub resource: Option<String>,
+    /// The election path: its children are the leader candidates.
+    #[arg(long, value_name = "/E")]
+    pub leader: Option<String>,
+    /// The queue path: its children are the items.
+    #[arg(long, value_name = "/Q")]
+    pub queue: Option<String>,
+    /// Print the verdicts as one JSON object (format `zkjudge-verdicts/1`).
+    #[arg(long)]
+    pub json: bool,
+    /// Also write the history as a self-contained HTML page: a swimlane per
+    /// session and per server, the cited records marked.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// Run only these judges (comma-separated names).
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    pub only: Vec<String>,
+    /// Another exclusive contender marker (the name's part before the
+    /// 10-digit sequence), besides Curator's, kazoo's and `lock-`.
+    #[arg(long, value_name = "TEXT")]
+    pub marker: Vec<String>,
+    /// Another shared (read) contender marker, besides `__rlock__`, `__READ__`, `read-`.
+    #[arg(long, value_name = "TEXT")]
+    pub shared_marker: Vec<String>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -345,6 +393,7 @@ fn dispatch(cli: Cli, io: &mut Io) -> Exit {
         // The server writes its connect string and logs to the process's
         // own stdout and stderr: it runs until a signal, not into a buffer.
         Command::Serve(args) => Exit::Code(zkserve::cli::run(args)),
+        Command::Judge(args) => judge::judge(&args, io),
     }
 }
 

@@ -1,0 +1,56 @@
+//! The judges, one module each, and which of them a [`Config`] makes
+//! applicable. docs/JUDGES.md defines each.
+
+pub mod owner;
+
+use crate::verdict::{Config, Judge};
+
+/// Every judge's name, in the order verdicts are printed.
+pub const NAMES: &[&str] = &["owner-writes", "owner-writes-fenced"];
+
+/// The judge called `name`.
+pub fn by_name(name: &str) -> Option<Box<dyn Judge>> {
+    Some(match name {
+        "owner-writes" => Box::new(owner::OwnerWrites),
+        "owner-writes-fenced" => Box::new(owner::OwnerWritesFenced),
+        _ => return None,
+    })
+}
+
+/// What a judge needs from the flags.
+pub fn needs(name: &str) -> &'static str {
+    match name {
+        "owner-writes" | "owner-writes-fenced" => "needs --lock and --resource",
+        "herd" | "leaks" | "liveness" => "needs --lock",
+        "election-safety" => "needs --leader and --resource",
+        "election-liveness" => "needs --leader",
+        "queue" => "needs --queue and --resource",
+        _ => "needs nothing",
+    }
+}
+
+fn applies(name: &str, c: &Config) -> bool {
+    let (l, r, e, q) = (
+        c.lock.is_some(),
+        c.resource.is_some(),
+        c.leader.is_some(),
+        c.queue.is_some(),
+    );
+    match name {
+        "owner-writes" | "owner-writes-fenced" => l && r,
+        "herd" | "leaks" | "liveness" => l,
+        "election-safety" => e && r,
+        "election-liveness" => e,
+        "queue" => q && r,
+        _ => true,
+    }
+}
+
+/// The judges the flags make applicable, in [`NAMES`] order.
+pub fn applicable(config: &Config) -> Vec<Box<dyn Judge>> {
+    NAMES
+        .iter()
+        .filter(|n| applies(n, config))
+        .filter_map(|n| by_name(n))
+        .collect()
+}
