@@ -507,16 +507,61 @@ fn recording_changes_nothing_the_engine_sends() {
         h.connect(2, 0, 0).unwrap();
         for i in 0..10 {
             all.extend(h.request(1 + (i % 2) as u64, i, op::CREATE2, create("/L-", 2)));
-            all.extend(h.request(
-                1 + (i % 2) as u64,
-                50 + i,
-                op::CREATE2,
-                create("/L/x-", 2),
-            ));
+            all.extend(h.request(1 + (i % 2) as u64, 50 + i, op::CREATE2, create("/L/x-", 2)));
             all.extend(h.ticks(1));
         }
         all.extend(h.ticks(20));
         all
     };
     assert_eq!(run(true), run(false));
+}
+
+/// `zkserve --replay-input FILE`: exit 0 for the same run, 1 for a
+/// tampered one (showing the first difference), 2 for a file that is not
+/// a history, naming the line.
+#[test]
+fn replay_input_exits_0_same_1_different_2_unreadable() {
+    let mut h = Harness::new(PLAN, "/L", 5);
+    script(&mut h, false);
+    h.records.push(h.engine.end_record());
+    let dir = std::env::temp_dir().join(format!("zkserve-replay-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, records: &[Record]| {
+        let path = dir.join(name);
+        let mut w = zkjudge::history::Writer::new(std::fs::File::create(&path).unwrap());
+        for r in records {
+            w.write(r).unwrap();
+        }
+        path
+    };
+    let run = |path: &std::path::Path| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_zkserve"))
+            .arg("--replay-input")
+            .arg(path)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).to_string()
+            + &String::from_utf8_lossy(&out.stderr);
+        (out.status.code(), text)
+    };
+    let (code, text) = run(&write("same.jsonl", &h.records));
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("same trace hash"), "{text}");
+
+    let mut tampered = h.records.clone();
+    if let Some(Record::End { trace_hash, .. }) = tampered.last_mut() {
+        *trace_hash = "0000000000000000".into();
+    }
+    let (code, text) = run(&write("tampered.jsonl", &tampered));
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains(&format!("line {}", tampered.len())), "{text}");
+
+    let path = dir.join("garbage.jsonl");
+    let mut text = serde_json::to_string(&h.records[0]).unwrap();
+    text.push_str("\nnot json\n");
+    std::fs::write(&path, text).unwrap();
+    let (code, text) = run(&path);
+    assert_eq!(code, Some(2), "{text}");
+    assert!(text.contains("line 2"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -210,6 +210,22 @@ pub fn txn_record(txn: &Txn, expired: bool) -> TxnRecord {
         Txn::Error(reply) => TxnRecord::Error {
             err: match reply {
                 Err(e) => e.code(),
+                // A failed multi: the error of the op that failed (the
+                // others are rolled back or not run).
+                Ok(zksim::Response::Multi(results)) => results
+                    .iter()
+                    .find_map(|r| match r {
+                        Err(e)
+                            if !matches!(
+                                e,
+                                zksim::ZkError::RolledBack | zksim::ZkError::RuntimeInconsistency
+                            ) =>
+                        {
+                            Some(e.code())
+                        }
+                        _ => None,
+                    })
+                    .unwrap_or(0),
                 Ok(_) => 0,
             },
         },
@@ -339,6 +355,19 @@ mod tests {
         ] {
             assert_eq!(input_of(&input_record(&input)).unwrap(), input);
         }
+    }
+
+    #[test]
+    fn a_failed_multi_commits_as_one_error_with_the_failing_ops_code() {
+        use zksim::ZkError;
+        let failed = Txn::Error(Ok(zksim::Response::Multi(vec![
+            Err(ZkError::RolledBack),
+            Err(ZkError::NoNode),
+            Err(ZkError::RuntimeInconsistency),
+        ])));
+        assert_eq!(txn_record(&failed, false), TxnRecord::Error { err: -101 });
+        let expired = Txn::Error(Err(ZkError::SessionExpired));
+        assert_eq!(txn_record(&expired, false), TxnRecord::Error { err: -112 });
     }
 
     #[test]
