@@ -1,18 +1,47 @@
 //! The judges, one module each, and which of them a [`Config`] makes
 //! applicable. docs/JUDGES.md defines each.
 
+pub mod election;
+pub mod herd;
+pub mod leaks;
+pub mod liveness;
 pub mod owner;
+pub mod queue;
+pub mod zk;
 
 use crate::verdict::{Config, Judge};
 
 /// Every judge's name, in the order verdicts are printed.
-pub const NAMES: &[&str] = &["owner-writes", "owner-writes-fenced"];
+pub const NAMES: &[&str] = &[
+    "session-fifo",
+    "session-zxids",
+    "read-applied",
+    "ephemerals",
+    "owner-writes",
+    "owner-writes-fenced",
+    "herd",
+    "leaks",
+    "liveness",
+    "election-safety",
+    "election-liveness",
+    "queue",
+];
 
 /// The judge called `name`.
 pub fn by_name(name: &str) -> Option<Box<dyn Judge>> {
     Some(match name {
+        "session-fifo" => Box::new(zk::SessionFifo),
+        "session-zxids" => Box::new(zk::SessionZxids),
+        "read-applied" => Box::new(zk::ReadApplied),
+        "ephemerals" => Box::new(zk::Ephemerals),
         "owner-writes" => Box::new(owner::OwnerWrites),
         "owner-writes-fenced" => Box::new(owner::OwnerWritesFenced),
+        "herd" => Box::new(herd::Herd),
+        "leaks" => Box::new(leaks::Leaks),
+        "liveness" => Box::new(liveness::Liveness),
+        "election-safety" => Box::new(election::ElectionSafety),
+        "election-liveness" => Box::new(election::ElectionLiveness),
+        "queue" => Box::new(queue::Queue),
         _ => return None,
     })
 }

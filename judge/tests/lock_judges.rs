@@ -1,0 +1,261 @@
+//! herd, leaks and liveness over a lock's histories, both ways.
+
+use zkjudge::build::Build;
+use zkjudge::judges::herd::Herd;
+use zkjudge::judges::leaks::Leaks;
+use zkjudge::judges::liveness::Liveness;
+use zkjudge::verdict::{Config, Judge, Status, Verdict};
+
+fn config() -> Config {
+    Config {
+        lock: Some("/L".into()),
+        resource: Some("/R".into()),
+        ..Config::default()
+    }
+}
+
+fn judge(j: &dyn Judge, h: &Build) -> Verdict {
+    j.judge(&h.run(), &config())
+}
+
+fn text(v: &Verdict) -> String {
+    format!("{}\n{}\n{:?}", v.summary, v.story.join("\n"), v.figures)
+}
+
+fn figure(v: &Verdict, name: &str) -> String {
+    v.figures
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.clone())
+        .unwrap_or_default()
+}
+
+/// kazoo's Lock: each waiter watches its predecessor only; each release
+/// wakes the one behind it.
+fn predecessor_watch(clients: i64) -> Build {
+    let mut h = Build::new();
+    let mut nodes = Vec::new();
+    for s in 1..=clients {
+        h.connect(s);
+        nodes.push(h.lock(s, "/L", &format!("{s:04}__lock__")));
+    }
+    for s in 2..=clients {
+        h.read(s, "exists", &nodes[s as usize - 2], true);
+    }
+    for s in 1..=clients {
+        h.set(s, "/R", -1);
+        h.delete(s, &nodes[s as usize - 1]);
+        if s < clients {
+            h.notify(s + 1, "NodeDeleted", &nodes[s as usize - 1]);
+        }
+        h.close(s);
+    }
+    h.end();
+    h
+}
+
+/// The naive lock: one plain ephemeral /L/lock, every waiter watching it.
+fn naive(clients: i64) -> Build {
+    let mut h = Build::new();
+    for s in 1..=clients {
+        h.connect(s);
+    }
+    for holder in 1..=clients {
+        h.create(holder, "/L/lock", "ephemeral");
+        for s in holder + 1..=clients {
+            h.read(s, "exists", "/L/lock", true);
+        }
+        h.set(holder, "/R", -1);
+        h.delete(holder, "/L/lock");
+        for s in holder + 1..=clients {
+            h.notify(s, "NodeDeleted", "/L/lock");
+        }
+    }
+    for s in 1..=clients {
+        h.close(s);
+    }
+    h.end();
+    h
+}
+
+#[test]
+fn herd_passes_a_predecessor_watch_lock_with_one_notification_per_release() {
+    let v = judge(&Herd, &predecessor_watch(4));
+    assert_eq!(v.status, Status::Ok, "{}", text(&v));
+    assert_eq!(figure(&v, "releases"), "4");
+    assert_eq!(figure(&v, "notifications per release (max)"), "1");
+    assert_eq!(figure(&v, "notifications per release (mean)"), "0.75");
+}
+
+#[test]
+fn herd_catches_the_naive_lock_waking_every_waiter() {
+    let v = judge(&Herd, &naive(16));
+    assert_eq!(v.status, Status::Violation);
+    assert_eq!(figure(&v, "notifications per release (max)"), "15");
+    let t = text(&v);
+    assert!(t.contains("woke 15 sessions"), "{t}");
+    assert!(t.contains("session 0x1 deleted /L/lock at zxid"), "{t}");
+    assert!(t.contains("0x2, 0x3, 0x4, 0x5, 0x6, 0x7, …"), "{t}");
+}
+
+#[test]
+fn herd_lets_a_writers_release_wake_the_readers_behind_it_together() {
+    let mut h = Build::new();
+    h.connect(1).connect(2).connect(3);
+    let w = h.lock(1, "/L", "aa__lock__");
+    h.lock(2, "/L", "bb__rlock__");
+    h.lock(3, "/L", "cc__rlock__");
+    h.read(2, "exists", &w, true);
+    h.read(3, "exists", &w, true);
+    h.delete(1, &w);
+    h.notify(2, "NodeDeleted", &w).notify(3, "NodeDeleted", &w);
+    h.end();
+    assert_eq!(
+        judge(&Herd, &h).status,
+        Status::Ok,
+        "{}",
+        text(&judge(&Herd, &h))
+    );
+    // The same wakeups with a writer among them are a herd.
+    let mut h = Build::new();
+    h.connect(1).connect(2).connect(3);
+    let w = h.lock(1, "/L", "aa__lock__");
+    h.lock(2, "/L", "bb__rlock__");
+    h.lock(3, "/L", "cc__lock__");
+    h.read(2, "exists", &w, true);
+    h.read(3, "exists", &w, true);
+    h.delete(1, &w);
+    h.notify(2, "NodeDeleted", &w).notify(3, "NodeDeleted", &w);
+    h.end();
+    assert_eq!(judge(&Herd, &h).status, Status::Violation);
+}
+
+#[test]
+fn lock_judges_with_no_lock_activity_are_incomplete() {
+    let mut h = Build::new();
+    h.connect(1);
+    h.set(1, "/R", -1);
+    h.end();
+    for j in [&Herd as &dyn Judge, &Leaks, &Liveness] {
+        let v = judge(j, &h);
+        assert_eq!(v.status, Status::Incomplete, "{}: {}", j.name(), text(&v));
+    }
+    // And without `end`, the end-of-run judges do not judge.
+    let mut cut = predecessor_watch(2).records();
+    cut.pop();
+    let run = zkjudge::run::Run::from_records(cut);
+    for j in [&Leaks as &dyn Judge, &Liveness] {
+        let v = j.judge(&run, &config());
+        assert_eq!(v.status, Status::Incomplete, "{}", j.name());
+        assert!(v.summary.contains("no `end` record"), "{}", v.summary);
+    }
+}
+
+#[test]
+fn leaks_and_liveness_pass_a_run_where_everyone_released() {
+    let h = predecessor_watch(3);
+    for j in [&Leaks as &dyn Judge, &Liveness] {
+        let v = judge(j, &h);
+        assert_eq!(v.status, Status::Ok, "{}: {}", j.name(), text(&v));
+    }
+}
+
+#[test]
+fn a_waiter_still_watching_its_live_predecessor_is_neither_leak_nor_stuck() {
+    let mut h = Build::new();
+    h.connect(1).connect(2);
+    let a = h.lock(1, "/L", "lock-");
+    h.lock(2, "/L", "lock-");
+    h.read(2, "getData", &a, true);
+    h.set(1, "/R", -1); // the holder acts
+    h.end();
+    for j in [&Leaks as &dyn Judge, &Liveness] {
+        let v = judge(j, &h);
+        assert_eq!(v.status, Status::Ok, "{}: {}", j.name(), text(&v));
+    }
+}
+
+#[test]
+fn leaks_catches_a_contender_forgotten_after_a_retried_create() {
+    let mut h = Build::new();
+    h.connect(1);
+    let lost = h.lock(1, "/L", "_c_1-lock-"); // its reply was lost …
+    h.lock(1, "/L", "_c_2-lock-"); // … so the app queued again
+    h.set(1, "/R", -1);
+    h.end();
+    let v = judge(&Leaks, &h);
+    assert_eq!(v.status, Status::Violation);
+    let t = text(&v);
+    assert!(
+        t.contains(&format!(
+            "{lost} (created by session 0x1 at zxid 2, line 5)"
+        )),
+        "{t}"
+    );
+    assert!(
+        t.contains("queued again with a newer contender and forgot this one"),
+        "{t}"
+    );
+    assert_eq!(figure(&v, "leaked"), "1");
+}
+
+#[test]
+fn leaks_catches_a_holder_that_never_acted() {
+    let mut h = Build::new();
+    h.connect(1).connect(2);
+    let a = h.lock(1, "/L", "lock-");
+    h.delete(1, &a);
+    h.close(1);
+    h.lock(2, "/L", "lock-"); // granted, and then session 2 does nothing
+    h.end();
+    let v = judge(&Leaks, &h);
+    assert_eq!(v.status, Status::Violation, "{}", text(&v));
+    assert!(text(&v).contains("sent nothing after that"), "{}", text(&v));
+}
+
+#[test]
+fn liveness_catches_a_waiter_whose_watch_fired_and_that_did_nothing() {
+    let mut h = Build::new();
+    h.connect(1).connect(2).connect(3);
+    let a = h.lock(1, "/L", "lock-");
+    let b = h.lock(2, "/L", "lock-");
+    let _c = h.lock(3, "/L", "lock-");
+    h.read(3, "exists", &b, true);
+    h.read(2, "exists", &a, true);
+    h.delete(2, &b); // 2 gives up: 3's watch fires …
+    h.notify(3, "NodeDeleted", &b);
+    h.set(1, "/R", -1);
+    h.end(); // … and 3 never looks again: it waits behind 1 without a watch
+    let v = judge(&Liveness, &h);
+    assert_eq!(v.status, Status::Violation, "{}", text(&v));
+    let t = text(&v);
+    assert!(t.contains("session 0x3 waits for ever"), "{t}");
+    assert!(
+        t.contains("it waits behind lock-0000000000 (session 0x1)"),
+        "{t}"
+    );
+    assert!(t.contains("exists /L/lock-0000000001"), "{t}");
+    assert!(t.contains(", and it set none after"), "{t}");
+    assert_eq!(
+        judge(&Leaks, &h).status,
+        Status::Ok,
+        "a waiter is not a leak"
+    );
+}
+
+#[test]
+fn liveness_catches_a_waiter_that_never_watched() {
+    let mut h = Build::new();
+    h.connect(1).connect(2);
+    h.lock(1, "/L", "lock-");
+    h.lock(2, "/L", "lock-");
+    h.set(1, "/R", -1);
+    h.end();
+    let v = judge(&Liveness, &h);
+    assert_eq!(v.status, Status::Violation);
+    assert!(
+        text(&v).contains("session 0x2 never set a watch under /L"),
+        "{}",
+        text(&v)
+    );
+}
