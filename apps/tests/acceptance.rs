@@ -488,3 +488,60 @@ fn herd_kazoo_lock_wakes_one_waiter_per_release_the_naive_lock_all() {
     assert_eq!(max(&kazoo_lock), ["1"], "{}", kazoo_lock.story());
     assert_eq!(max(&naive), ["15"], "{}", naive.story());
 }
+
+// The runner itself, with no client library: what is never ok.
+
+fn zkcheck(args: &[&str]) -> (Exit, String, String) {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let mut argv = vec!["zkcheck", "serve"];
+    argv.extend_from_slice(args);
+    let exit = zkcheck_cli::command::run(argv, &mut out, &mut err);
+    let text = |b: Vec<u8>| String::from_utf8_lossy(&b).into_owned();
+    (exit, text(out), text(err))
+}
+
+#[cfg(unix)]
+#[test]
+fn runs_refuse_a_command_without_connect_and_never_call_a_failed_or_idle_app_ok() {
+    let (exit, _, err) = zkcheck(&["--runs", "1", "--", "sh", "-c", "exit 0"]);
+    assert_eq!(exit, Exit::BadInput, "{err}");
+    assert!(err.contains("{connect}"), "{err}");
+    let (exit, _, err) = zkcheck(&["--runs", "0", "--", "sh", "{connect}"]);
+    assert_eq!(exit, Exit::BadInput, "{err}");
+    let (exit, _, err) = zkcheck(&["--", "sh", "{connect}"]);
+    assert_eq!(exit, Exit::BadInput, "{err}");
+    for (name, script, why) in [
+        ("crash", "exit 4", "exited with code 4"),
+        ("idle", "exit 0", "nothing to judge"),
+        ("hang", "exec sleep 30", "was killed"),
+    ] {
+        let dir = out_dir(&format!("runner-{name}"));
+        let dir_arg = dir.display().to_string();
+        let (exit, out, err) = zkcheck(&[
+            "--runs",
+            "2",
+            "--tick-ms",
+            "50",
+            "--run-timeout",
+            "1",
+            "--quiet",
+            "--out",
+            &dir_arg,
+            "--",
+            "sh",
+            "-c",
+            script,
+            "sh",
+            "{connect}",
+        ]);
+        assert_eq!(exit, Exit::Incomplete, "{name}: {out}{err}");
+        assert!(
+            out.contains("0 ok, 0 violating, 2 incomplete"),
+            "{name}: {out}"
+        );
+        assert!(out.contains(why), "{name}: {out}");
+        let lines = std::fs::read_to_string(dir.join("runs.jsonl")).unwrap();
+        assert_eq!(lines.lines().count(), 2, "{lines}");
+        assert!(dir.join("seed-1.jsonl").is_file());
+    }
+}
