@@ -6,6 +6,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.leader.LeaderLatch;
+import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
@@ -13,73 +14,139 @@ import org.apache.zookeeper.data.Stat;
 /**
  * Curator's {@code LeaderLatch}, like kazoo/election.py and printing the
  * same events: {@code --candidates} candidates, each with its own session,
- * start a latch on {@code --path}; each, once leader, prints
- * {@code leader}, does a version-checked increment of {@code --resource},
- * holds for {@code --hold-ms}, prints {@code resign} and closes its latch.
+ * start a latch on {@code --path}. A leader's term is {@code --writes}
+ * version-checked increments of {@code --resource}, {@code --hold-ms}
+ * apart; then it prints {@code resign} and closes its latch.
+ *
+ * <p>A leader stops acting when its connection-state listener hears
+ * SUSPENDED or LOST, or its latch says it no longer leads: the term is
+ * abandoned ({@code abandon}) and the candidate runs again with a new
+ * latch; a write whose reply was lost is not sent again. With
+ * {@code --ignore-lost} it writes its whole term whatever happens, Curator
+ * retrying each write — the bug: two leaders act after an expiry.
  */
 public final class CuratorLeader {
     public static void main(String[] argv) throws Exception {
         Emit.Args args = new Emit.Args(argv);
         Emit.watchdog(args.deadlineS());
         int candidates = args.getInt("candidates", 3);
-        String path = args.get("path", "/E");
         String resource = args.get("resource", "/E-work");
-        int holdMs = args.getInt("hold-ms", 50);
-        List<CuratorFramework> clients = new ArrayList<>();
-        List<ConnectionStateListener> listeners = new ArrayList<>();
+        List<Candidate> all = new ArrayList<>();
         for (int i = 0; i < candidates; i++) {
-            CuratorFramework zk = Emit.client(args);
-            int index = i;
-            Emit.emit("session", "candidate", i, "id", Emit.sessionHex(zk));
-            ConnectionStateListener listener = (c, state) ->
-                    Emit.emit("state", "candidate", index, "state", state.name());
-            zk.getConnectionStateListenable().addListener(listener);
-            listeners.add(listener);
-            clients.add(zk);
+            all.add(new Candidate(i, args));
         }
-        try {
-            clients.get(0).create().creatingParentsIfNeeded().forPath(resource, "0".getBytes(StandardCharsets.UTF_8));
-        } catch (KeeperException.NodeExistsException e) {
-            // Left by an earlier run: counting goes on from it.
-        }
+        CuratorFramework setup = all.get(0).zk;
+        Emit.emit("ready");
         AtomicInteger led = new AtomicInteger();
         List<Thread> threads = new ArrayList<>();
-        for (int i = 0; i < candidates; i++) {
-            int index = i;
-            CuratorFramework zk = clients.get(i);
+        for (Candidate c : all) {
             Thread t = new Thread(() -> {
-                try (LeaderLatch latch = new LeaderLatch(zk, path, "candidate-" + index)) {
-                    latch.start();
-                    if (!latch.await(args.deadlineS(), TimeUnit.SECONDS)) {
-                        Emit.fail("candidate " + index + " never led");
-                    }
-                    Emit.emit("leader", "candidate", index);
-                    Stat stat = new Stat();
-                    byte[] data = zk.getData().storingStatIn(stat).forPath(resource);
-                    int value = Integer.parseInt(new String(data, StandardCharsets.UTF_8)) + 1;
-                    zk.setData().withVersion(stat.getVersion())
-                            .forPath(resource, Integer.toString(value).getBytes(StandardCharsets.UTF_8));
-                    Thread.sleep(holdMs);
-                    led.incrementAndGet();
-                    Emit.emit("resign", "candidate", index);
-                } catch (Exception e) {
-                    Emit.fail("candidate " + index + ": " + e);
-                }
-            }, "candidate-" + i);
+                c.run();
+                led.incrementAndGet();
+            }, "candidate-" + c.index);
             t.start();
             threads.add(t);
         }
         for (Thread t : threads) {
             t.join();
         }
-        byte[] data = clients.get(0).getData().forPath(resource);
+        byte[] data = setup.getData().forPath(resource);
         Emit.emit("final", "value", Integer.parseInt(new String(data, StandardCharsets.UTF_8)), "led", led.get());
-        for (int i = 0; i < candidates; i++) {
-            // Closing is not news.
-            clients.get(i).getConnectionStateListenable().removeListener(listeners.get(i));
-            clients.get(i).close();
+        for (Candidate c : all) {
+            c.stop();
         }
         Emit.emit("done");
         System.exit(0);
+    }
+
+    static final class Candidate {
+        final int index;
+        final CuratorFramework zk;
+        private final Emit.Args args;
+        /** Bumped on every SUSPENDED or LOST. */
+        private final AtomicInteger interruptions = new AtomicInteger();
+        private final boolean careful;
+        private final ConnectionStateListener listener;
+
+        Candidate(int index, Emit.Args args) throws Exception {
+            this.index = index;
+            this.args = args;
+            this.careful = !args.flag("ignore-lost");
+            this.zk = Emit.client(args);
+            Emit.emit("session", "candidate", index, "id", Emit.sessionHex(zk));
+            listener = (client, state) -> {
+                if (state == ConnectionState.SUSPENDED || state == ConnectionState.LOST) {
+                    interruptions.incrementAndGet();
+                }
+                Emit.emit("state", "candidate", index, "state", state.name());
+            };
+            zk.getConnectionStateListenable().addListener(listener);
+        }
+
+        /** Run for leader until one whole term is done. */
+        void run() {
+            while (true) {
+                try (LeaderLatch latch = new LeaderLatch(zk, args.get("path", "/E"), "candidate-" + index)) {
+                    latch.start();
+                    if (!latch.await(args.deadlineS(), TimeUnit.SECONDS)) {
+                        Emit.fail("candidate " + index + " never led");
+                    }
+                    if (term(latch)) {
+                        return;
+                    }
+                } catch (Exception e) {
+                    Emit.emit("retry", "candidate", index, "reason", e.getClass().getSimpleName());
+                    pause(50);
+                }
+            }
+        }
+
+        /** One term; true if it was completed. */
+        private boolean term(LeaderLatch latch) throws Exception {
+            String resource = args.get("resource", "/E-work");
+            int seen = interruptions.get();
+            Emit.emit("leader", "candidate", index);
+            CuratorMutex.ensure(zk, careful, resource);
+            for (int i = 0; i < args.getInt("writes", 1); i++) {
+                if (careful && (interruptions.get() != seen || !latch.hasLeadership())) {
+                    Emit.emit("abandon", "candidate", index);
+                    return false;
+                }
+                Stat stat = new Stat();
+                byte[] data = zk.getData().storingStatIn(stat).forPath(resource);
+                if (careful && (interruptions.get() != seen || !latch.hasLeadership())) {
+                    Emit.emit("abandon", "candidate", index);
+                    return false;
+                }
+                int value = Integer.parseInt(new String(data, StandardCharsets.UTF_8)) + 1;
+                try {
+                    CuratorMutex.write(zk, careful, resource,
+                            Integer.toString(value).getBytes(StandardCharsets.UTF_8), stat.getVersion());
+                    Emit.emit("write", "candidate", index, "value", value);
+                } catch (KeeperException.BadVersionException e) {
+                    Emit.emit("conflict", "candidate", index);
+                }
+                pause(args.getInt("hold-ms", 50));
+            }
+            Emit.emit("resign", "candidate", index);
+            return true;
+        }
+
+        void stop() {
+            // Closing is not news.
+            zk.getConnectionStateListenable().removeListener(listener);
+            zk.close();
+        }
+
+        private static void pause(int ms) {
+            if (ms <= 0) {
+                return;
+            }
+            try {
+                Thread.sleep(ms);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 }

@@ -19,9 +19,10 @@ import org.apache.zookeeper.data.Stat;
  * session) and does {@code --increments} increments of the integer in
  * {@code --resource}, each under the mutex on {@code --lock}. By default a
  * worker's connection-state listener makes it stop work on SUSPENDED or
- * LOST: an increment whose lock hold saw either is abandoned. With
- * {@code --ignore-lost} the worker never acts on connection states (it
- * still prints them) — the twin without the listener's protection.
+ * LOST: an increment whose lock hold saw either is abandoned, and a write
+ * whose reply was lost is not sent again. With {@code --ignore-lost} the
+ * worker never acts on connection states (it still prints them) and lets
+ * Curator retry its writes — the twin without the listener's protection.
  * {@code --hold-ms} makes each worker's first increment sleep between its
  * read and its write: a window for a harness to inject a fault.
  */
@@ -36,11 +37,6 @@ public final class CuratorMutex {
             workers.add(new Worker(i, args));
         }
         CuratorFramework setup = workers.get(0).zk;
-        try {
-            setup.create().creatingParentsIfNeeded().forPath(resource, bytes("0"));
-        } catch (KeeperException.NodeExistsException e) {
-            // A resource left by an earlier run: counting goes on from it.
-        }
         Emit.emit("ready");
         List<Thread> running = new ArrayList<>();
         for (Worker w : workers) {
@@ -63,6 +59,44 @@ public final class CuratorMutex {
 
     static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * A version-checked write. Careful: sent once, on the ZooKeeper handle
+     * itself — a write whose reply is lost is abandoned, never sent again
+     * from a session that may no longer hold the lock. Otherwise through
+     * Curator, whose retry policy sends it again after a connection loss,
+     * and after an expiry from the new session.
+     */
+    static void write(CuratorFramework zk, boolean careful, String path, byte[] data, int version)
+            throws Exception {
+        if (careful) {
+            zk.getZookeeperClient().getZooKeeper().setData(path, data, version);
+        } else {
+            zk.setData().withVersion(version).forPath(path, data);
+        }
+    }
+
+    /**
+     * Create the resource if it is not there yet: called under the lock
+     * (or by a leader), as every write to it — a judge of owner-writes
+     * counts creates too. One left by an earlier run: counting goes on.
+     */
+    static void ensure(CuratorFramework zk, boolean careful, String resource) throws Exception {
+        if (zk.checkExists().forPath(resource) == null) {
+            try {
+                if (careful) {
+                    // Sent once, as the careful writes (see write).
+                    zk.getZookeeperClient().getZooKeeper().create(resource, bytes("0"),
+                            org.apache.zookeeper.ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                            org.apache.zookeeper.CreateMode.PERSISTENT);
+                } else {
+                    zk.create().creatingParentsIfNeeded().forPath(resource, bytes("0"));
+                }
+            } catch (KeeperException.NodeExistsException e) {
+                // Created by an earlier hold whose reply was lost.
+            }
+        }
     }
 
     static final class Worker {
@@ -124,6 +158,7 @@ public final class CuratorMutex {
 
         private void increment(int seen) throws Exception {
             String resource = args.get("resource", "/R");
+            ensure(zk, careful, resource);
             Stat stat = new Stat();
             byte[] data = zk.getData().storingStatIn(stat).forPath(resource);
             int read = Integer.parseInt(new String(data, StandardCharsets.UTF_8));
@@ -139,7 +174,7 @@ public final class CuratorMutex {
             }
             int value = read + 1;
             try {
-                zk.setData().withVersion(stat.getVersion()).forPath(resource, bytes(Integer.toString(value)));
+                write(zk, careful, resource, bytes(Integer.toString(value)), stat.getVersion());
             } catch (KeeperException.BadVersionException e) {
                 Emit.emit("conflict", "worker", index);
                 return;

@@ -1,19 +1,93 @@
 """kazoo's `Election`: --candidates candidates, each with its own session,
-contend on --path; each leads once — prints `leader`, does a
-version-checked increment of --resource as its leader's work, holds for
---hold-ms, prints `resign` — and then leaves the election.
+contend on --path. A leader's term is --writes version-checked increments
+of --resource, --hold-ms apart (the leader writes the resource while
+leading); then it prints `resign` and leaves the election.
+
+A leader stops acting on SUSPENDED or LOST: a term in which its
+connection was interrupted is abandoned (`abandon`, no more writes), and
+the candidate runs for leader again. With --ignore-lost it writes its
+whole term whatever happens to its session, retrying its reads and
+writes through connection trouble — the bug: after an expiry
+kazoo's lock node is gone, another candidate leads, and two leaders act.
 
 Leadership is exclusive if every `leader` is followed by the same
-candidate's `resign` before the next `leader`. Exit 0 when each candidate
-has led once.
+candidate's `resign` or `abandon` before the next `leader`. Exit 0 once
+each candidate has completed one term.
 """
 
 import threading
 import time
 
-from kazoo.exceptions import NodeExistsError
+from kazoo.retry import KazooRetry
+from kazoo.exceptions import BadVersionError, KazooException, NodeExistsError
 
-from zkapp import client, emit, parser, session_hex, state_name, watchdog
+from zkapp import client, emit, fail, parser, session_hex, state_name, watchdog
+
+
+class Candidate:
+    def __init__(self, index, args):
+        self.index = index
+        self.args = args
+        # Bumped by the state listener on every SUSPENDED or LOST.
+        self.interruptions = 0
+        self.led = False
+        self.zk = client(args)
+        emit("session", candidate=index, id=session_hex(self.zk))
+        self.zk.add_listener(self.on_state)
+        self.retry = KazooRetry(max_tries=-1, delay=0.05, backoff=1.5, max_delay=0.5,
+                                deadline=args.deadline_s)
+
+    def on_state(self, state):
+        name = state_name(state)
+        if name in ("SUSPENDED", "LOST"):
+            self.interruptions += 1
+        emit("state", candidate=self.index, state=name)
+
+    def lead(self):
+        """One term; returns with `self.led` set if it was completed."""
+        args = self.args
+        seen = self.interruptions
+        emit("leader", candidate=self.index)
+        # The resource is created by a leader, as every write to it.
+        if self.retry(self.zk.exists, args.resource) is None:
+            try:
+                self.zk.create(args.resource, b"0", makepath=True)
+            except NodeExistsError:
+                pass
+        for _ in range(args.writes):
+            if not args.ignore_lost and self.interruptions != seen:
+                emit("abandon", candidate=self.index)
+                return
+            data, stat = self.retry(self.zk.get, args.resource)
+            if not args.ignore_lost and self.interruptions != seen:
+                emit("abandon", candidate=self.index)
+                return
+            value = int(data) + 1
+            try:
+                # Sent once by a careful leader; retried through everything
+                # (after an expiry: from a new session) by the twin.
+                write = self.retry if args.ignore_lost else (lambda f, *a, **k: f(*a, **k))
+                write(self.zk.set, args.resource, str(value).encode(), version=stat.version)
+                emit("write", candidate=self.index, value=value)
+            except BadVersionError:
+                emit("conflict", candidate=self.index)
+            time.sleep(args.hold_ms / 1000.0)
+        self.led = True
+        emit("resign", candidate=self.index)
+
+    def run(self):
+        while not self.led:
+            try:
+                self.zk.Election(self.args.path, "candidate-%d" % self.index).run(self.lead)
+            except KazooException as e:
+                emit("retry", candidate=self.index, reason=type(e).__name__)
+                time.sleep(0.05)
+
+    def stop(self):
+        # Closing reports LOST too: that one is not news.
+        self.zk.remove_listener(self.on_state)
+        self.zk.stop()
+        self.zk.close()
 
 
 def main():
@@ -21,48 +95,27 @@ def main():
     p.add_argument("--candidates", type=int, default=3)
     p.add_argument("--path", default="/E")
     p.add_argument("--resource", default="/E-work")
-    p.add_argument("--hold-ms", type=int, default=50)
+    p.add_argument("--writes", type=int, default=1, help="increments of the resource per term")
+    p.add_argument("--hold-ms", type=int, default=50, help="pause after each write")
+    p.add_argument("--ignore-lost", action="store_true",
+                   help="keep writing through SUSPENDED and LOST (the buggy twin)")
     args = p.parse_args()
     watchdog(args.deadline_s)
-    clients = []
-    listeners = []
-    for i in range(args.candidates):
-        zk = client(args)
-        emit("session", candidate=i, id=session_hex(zk))
-        listeners.append(lambda s, i=i: emit("state", candidate=i, state=state_name(s)))
-        zk.add_listener(listeners[i])
-        clients.append(zk)
-    try:
-        clients[0].create(args.resource, b"0", makepath=True)
-    except NodeExistsError:
-        pass
-    led = [False] * args.candidates
-
-    def lead(i):
-        zk = clients[i]
-        emit("leader", candidate=i)
-        data, stat = zk.get(args.resource)
-        zk.set(args.resource, str(int(data) + 1).encode(), version=stat.version)
-        time.sleep(args.hold_ms / 1000.0)
-        led[i] = True
-        emit("resign", candidate=i)
-
-    def candidate(i):
-        clients[i].Election(args.path, "candidate-%d" % i).run(lead, i)
-
-    threads = [threading.Thread(target=candidate, args=(i,), daemon=True)
-               for i in range(args.candidates)]
+    candidates = [Candidate(i, args) for i in range(args.candidates)]
+    setup = candidates[0].zk
+    emit("ready")
+    threads = [threading.Thread(target=c.run, daemon=True) for c in candidates]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    data, _ = clients[0].get(args.resource)
-    emit("final", value=int(data), led=sum(led))
-    for zk, listener in zip(clients, listeners):
-        # Closing reports LOST too: that one is not news.
-        zk.remove_listener(listener)
-        zk.stop()
-        zk.close()
+    try:
+        data, _ = setup.get(args.resource)
+    except KazooException as e:
+        fail("reading %s at the end: %r" % (args.resource, e))
+    emit("final", value=int(data), led=sum(c.led for c in candidates))
+    for c in candidates:
+        c.stop()
     emit("done")
 
 

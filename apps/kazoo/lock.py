@@ -6,9 +6,14 @@ the lock: read the value, then write value+1 with the version read.
 
 By default a worker stops work on SUSPENDED or LOST: if its connection
 was interrupted while it held the lock, it abandons that increment
-(releases, re-acquires, reads again). With --ignore-lost it carries on as
-if nothing happened — the classic bug: after an expiry kazoo reconnects
-with a new session, the lock node is gone, and the worker still writes.
+(releases, re-acquires, reads again), and it never sends a write again
+whose reply was lost. With --ignore-lost it carries on as if nothing
+happened, retrying its reads and writes through connection trouble — the
+classic bug: after an expiry kazoo reconnects with a new session, the
+lock node is gone, and the worker still writes.
+
+--recipe picks the lock: kazoo's `Lock`, or one of locks.py's
+(`skip-predecessor`, a bug; `naive`, the herd).
 
 Events: session, state (with the worker), acquired, read (the value
 read under the lock), write (the value
@@ -20,9 +25,18 @@ at the end). Exit 0 once every worker has done its increments.
 import threading
 import time
 
+from kazoo.retry import KazooRetry
 from kazoo.exceptions import BadVersionError, KazooException, NoNodeError, NodeExistsError
 
+from locks import NaiveLock, SkipPredecessorLock
 from zkapp import client, emit, fail, parser, session_hex, state_name, watchdog
+
+# --recipe: kazoo's Lock, or one of the two in locks.py.
+RECIPES = {
+    "kazoo": lambda zk, path, identifier: zk.Lock(path, identifier=identifier),
+    "skip-predecessor": lambda zk, path, identifier: SkipPredecessorLock(zk, path, identifier),
+    "naive": lambda zk, path, identifier: NaiveLock(zk, path, identifier),
+}
 
 
 class Worker:
@@ -37,6 +51,8 @@ class Worker:
         self.zk = client(args)
         emit("session", worker=index, id=session_hex(self.zk))
         self.zk.add_listener(self.on_state)
+        self.retry = KazooRetry(max_tries=-1, delay=0.05, backoff=1.5, max_delay=0.5,
+                                deadline=args.deadline_s)
 
     def on_state(self, state):
         name = state_name(state)
@@ -47,7 +63,7 @@ class Worker:
     def run(self):
         args = self.args
         while self.done < args.increments:
-            lock = self.zk.Lock(args.lock, identifier="worker-%d" % self.index)
+            lock = RECIPES[args.recipe](self.zk, args.lock, "worker-%d" % self.index)
             try:
                 if not lock.acquire(timeout=args.deadline_s):
                     fail("worker %d: lock not acquired in time" % self.index)
@@ -68,8 +84,21 @@ class Worker:
                     pass
                 emit("released", worker=self.index)
 
+    def ensure_resource(self):
+        """Create the resource if it is not there yet — under the lock, as
+        every write to it (a judge of owner-writes counts creates too)."""
+        if self.retry(self.zk.exists, self.args.resource) is None:
+            try:
+                self.zk.create(self.args.resource, b"0", makepath=True)
+                emit("created", worker=self.index, path=self.args.resource)
+            except NodeExistsError:
+                pass
+
     def increment(self, seen):
-        data, stat = self.zk.get(self.args.resource)
+        self.ensure_resource()
+        # Reads are retried through connection trouble (the check below
+        # decides whether the hold still counts).
+        data, stat = self.retry(self.zk.get, self.args.resource)
         emit("read", worker=self.index, value=int(data))
         if self.args.hold_ms and not self.held_once:
             time.sleep(self.args.hold_ms / 1000.0)
@@ -78,8 +107,13 @@ class Worker:
             emit("abandon", worker=self.index)
             return
         value = int(data) + 1
+        # The careful worker sends its write once: a write whose reply is
+        # lost is abandoned, never sent again from a session that may no
+        # longer hold the lock. The twin retries it through everything —
+        # after an expiry, from its new session.
+        write = self.retry if self.args.ignore_lost else (lambda f, *a, **k: f(*a, **k))
         try:
-            self.zk.set(self.args.resource, str(value).encode(), version=stat.version)
+            write(self.zk.set, self.args.resource, str(value).encode(), version=stat.version)
         except BadVersionError:
             emit("conflict", worker=self.index)
             return
@@ -103,16 +137,16 @@ def main():
                    help="on a worker's first increment, sleep this long between reading "
                         "and writing the resource (a window for a harness to inject a fault "
                         "while the lock is held)")
+    p.add_argument("--recipe", choices=sorted(RECIPES), default="kazoo",
+                   help="kazoo's Lock (default); skip-predecessor: a subclass that takes "
+                        "the lock on any wake-up (a bug); naive: one ephemeral node, every "
+                        "waiter watching it (the herd)")
     p.add_argument("--ignore-lost", action="store_true",
                    help="keep working through SUSPENDED and LOST (the buggy twin)")
     args = p.parse_args()
     watchdog(args.deadline_s)
     workers = [Worker(i, args) for i in range(args.threads)]
     setup = workers[0].zk
-    try:
-        setup.create(args.resource, b"0", makepath=True)
-    except NodeExistsError:
-        pass
     emit("ready")
     threads = [threading.Thread(target=w.run, daemon=True) for w in workers]
     for t in threads:

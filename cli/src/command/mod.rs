@@ -20,6 +20,7 @@ mod list;
 mod merge;
 mod options;
 mod replay;
+mod runs;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -84,7 +85,11 @@ pub enum Command {
     /// (`127.0.0.1:P1,127.0.0.1:P2,...`); logs go to stderr; Ctrl-C or
     /// SIGTERM stops it (exit 0). What is supported and what the server
     /// answers instead is in docs/SERVE.md.
-    Serve(zkserve::cli::ServeArgs),
+    ///
+    /// With `--runs N -- CMD ARGS… {connect}`: run an app N times, each
+    /// against a fresh ensemble with the next seed, judge each run's
+    /// history and print the violation rate (docs/RUNS.md).
+    Serve(ServeCommand),
     /// Judge a history recorded by `zkcheck serve --history FILE`.
     ///
     /// Runs every judge the flags make applicable (docs/JUDGES.md): the
@@ -132,6 +137,15 @@ pub struct JudgeArgs {
     /// Another shared (read) contender marker, besides `__rlock__`, `__READ__`, `read-`.
     #[arg(long, value_name = "TEXT")]
     pub shared_marker: Vec<String>,
+}
+
+/// `serve`'s flags: the server's, and those for running an app many times.
+#[derive(Debug, clap::Args)]
+pub struct ServeCommand {
+    #[command(flatten)]
+    pub serve: zkserve::cli::ServeArgs,
+    #[command(flatten)]
+    pub runs: runs::RunsArgs,
 }
 
 #[derive(Debug, clap::Args)]
@@ -436,7 +450,8 @@ fn dispatch<C: RecipeSet>(cli: Cli, io: &mut Io) -> Exit {
         Command::List => list::list::<C>(io),
         // The server writes its connect string and logs to the process's
         // own stdout and stderr: it runs until a signal, not into a buffer.
-        Command::Serve(args) => Exit::Code(zkserve::cli::run(args)),
+        Command::Serve(args) if args.runs.wanted() => runs::runs(&args.serve, &args.runs, io),
+        Command::Serve(args) => Exit::Code(zkserve::cli::run(args.serve)),
         Command::Judge(args) => judge::judge(&args, io),
     }
 }

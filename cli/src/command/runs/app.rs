@@ -1,0 +1,120 @@
+//! Running the user's command once: `{connect}` replaced by the run's
+//! connect string, its stdout and stderr into files beside the history,
+//! a bounded wait, and a kill (of that child, by its pid) when the bound
+//! passes. Nothing here waits without a deadline.
+
+use std::fs::File;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::tally::AppEnd;
+
+/// The placeholder in the command that becomes the connect string.
+pub const CONNECT: &str = "{connect}";
+
+/// How often the wait looks at the child.
+const POLL: Duration = Duration::from_millis(20);
+
+/// `command` with every `{connect}` replaced; `None` if no argument has one
+/// (the app would not know where the server is).
+pub fn with_connect(command: &[String], connect: &str) -> Option<Vec<String>> {
+    if !command.iter().any(|a| a.contains(CONNECT)) {
+        return None;
+    }
+    Some(
+        command
+            .iter()
+            .map(|a| a.replace(CONNECT, connect))
+            .collect(),
+    )
+}
+
+/// Run `argv` to its end or until `limit`, stdout to `out`, stderr to `err`.
+pub fn run(argv: &[String], out: &Path, err: &Path, limit: Duration) -> AppEnd {
+    let Some((program, args)) = argv.split_first() else {
+        return AppEnd::NotStarted("an empty command".into());
+    };
+    let files = File::create(out).and_then(|o| Ok((o, File::create(err)?)));
+    let (stdout, stderr) = match files {
+        Ok(f) => f,
+        Err(e) => return AppEnd::NotStarted(format!("cannot write {}: {e}", out.display())),
+    };
+    let mut child = match Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(stdout)
+        .stderr(stderr)
+        .spawn()
+    {
+        Ok(c) => c,
+        Err(e) => return AppEnd::NotStarted(format!("`{program}`: {e}")),
+    };
+    let started = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => {
+                return status.code().map_or(AppEnd::Signalled, AppEnd::Exited);
+            }
+            Ok(None) if started.elapsed() >= limit => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return AppEnd::TimedOut(limit);
+            }
+            Ok(None) => std::thread::sleep(POLL),
+            Err(e) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return AppEnd::NotStarted(format!("waiting for `{program}`: {e}"));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn argv(words: &[&str]) -> Vec<String> {
+        words.iter().map(|w| w.to_string()).collect()
+    }
+
+    #[test]
+    fn the_connect_string_goes_where_the_placeholder_is() {
+        let c = with_connect(&argv(&["app", "--zk={connect}", "x"]), "127.0.0.1:1");
+        assert_eq!(c, Some(argv(&["app", "--zk=127.0.0.1:1", "x"])));
+        assert_eq!(with_connect(&argv(&["app", "x"]), "127.0.0.1:1"), None);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn exit_codes_crashes_and_hangs_are_told_apart() {
+        let dir = std::env::temp_dir().join(format!("zkcheck-runs-app-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (out, err) = (dir.join("out"), dir.join("err"));
+        let limit = Duration::from_secs(10);
+        assert_eq!(
+            run(&argv(&["sh", "-c", "echo hi"]), &out, &err, limit),
+            AppEnd::Exited(0)
+        );
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "hi\n");
+        assert_eq!(
+            run(&argv(&["sh", "-c", "exit 4"]), &out, &err, limit),
+            AppEnd::Exited(4)
+        );
+        assert_eq!(
+            run(&argv(&["sh", "-c", "kill -9 $$"]), &out, &err, limit),
+            AppEnd::Signalled
+        );
+        let short = Duration::from_millis(200);
+        let started = Instant::now();
+        assert_eq!(
+            run(&argv(&["sleep", "30"]), &out, &err, short),
+            AppEnd::TimedOut(short)
+        );
+        assert!(started.elapsed() < Duration::from_secs(5));
+        let missing = run(&argv(&["/nonexistent/zkcheck-app"]), &out, &err, limit);
+        assert!(matches!(missing, AppEnd::NotStarted(_)), "{missing:?}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
