@@ -236,6 +236,13 @@ pub struct Coverage {
     pub schedules_short: Option<(u64, u64)>,
     /// A replay: the token's schedule ran out before the run ended.
     pub schedule_ran_out: bool,
+    /// DFS with its cycle check on: liveness is judged by cycles (lassos,
+    /// states keyed up to a shift of the clock, [`crate::lasso`]), which
+    /// find a livelock whatever `max_time` is; an end the clock cut is the
+    /// schedule that held everything back until the clock stopped, and
+    /// exhaustive search has one at every `max_time`. Such ends are then
+    /// counted and named, not a reason.
+    pub clock_judged_by_cycles: bool,
 }
 
 impl Coverage {
@@ -269,7 +276,16 @@ impl Coverage {
             schedules_short: (short && r.schedules < options.schedules)
                 .then_some((r.schedules, options.schedules)),
             schedule_ran_out: false,
+            clock_judged_by_cycles: options.strategy == StrategyKind::Dfs
+                && r.cycle_check
+                    .as_deref()
+                    .is_some_and(|c| c.starts_with("on")),
         }
+    }
+
+    /// Whether runs the clock cut make these runs incomplete.
+    fn clock_is_a_reason(&self) -> bool {
+        self.clock_cut > 0 && !self.end_judges.is_empty() && !self.clock_judged_by_cycles
     }
 
     /// The one rule: why these runs cover less than was asked, one
@@ -277,7 +293,8 @@ impl Coverage {
     /// it claims only if it reached its end — not cut by a signal, a time
     /// limit, a memory budget or a state cap, not cut at `max_steps`, not
     /// cut at the search's depth, not cut by the clock where a hard check
-    /// judges the end, not a replayed schedule that ran out.
+    /// judges the end (unless DFS's cycle check judged it), not a replayed
+    /// schedule that ran out.
     pub fn reasons(&self) -> Vec<String> {
         let mut reasons = Vec::new();
         let unit = if self.unit.is_empty() {
@@ -298,7 +315,7 @@ impl Coverage {
                 self.step_cut, self.schedules, self.max_steps
             ));
         }
-        if self.clock_cut > 0 && !self.end_judges.is_empty() {
+        if self.clock_is_a_reason() {
             reasons.push(format!(
                 "{} of {} {unit} were cut by the clock at ensemble.max_time = {} with work left \
                  (a timer, a pause or a session expiry pending), and {} {} a run's end: \
@@ -334,20 +351,31 @@ impl Coverage {
     }
 
     /// What the summary says of runs the clock cut that do not make the
-    /// check incomplete (no hard check judges a run's end), so that the
-    /// count is never silent.
+    /// check incomplete (no hard check judges a run's end, or DFS's cycle
+    /// check judged them), so that the count is never silent.
     pub fn clock_note(&self) -> Option<String> {
-        (self.clock_cut > 0 && self.end_judges.is_empty()).then(|| {
+        let unit = if self.unit.is_empty() {
+            "runs"
+        } else {
+            self.unit
+        };
+        if self.clock_cut == 0 || self.clock_is_a_reason() {
+            return None;
+        }
+        Some(if self.end_judges.is_empty() {
             format!(
-                "{} {} ended at ensemble.max_time = {} with work left; judged as they ran \
+                "{} {unit} ended at ensemble.max_time = {} with work left; judged as they ran \
                  (no hard check here judges a run's end: every step was judged)",
+                self.clock_cut, self.max_time
+            )
+        } else {
+            format!(
+                "{} {unit} ended at ensemble.max_time = {} with work left; {} judged by the \
+                 cycle check there (a livelock is a cycle, found whatever max_time is; a stuck \
+                 run ends before the clock)",
                 self.clock_cut,
-                if self.unit.is_empty() {
-                    "runs"
-                } else {
-                    self.unit
-                },
-                self.max_time
+                self.max_time,
+                self.end_judges.join(", ")
             )
         })
     }
