@@ -367,7 +367,13 @@ fn no_false_greens_compare_bounds_its_runs_by_the_holds_and_says_when_cut() {
 
 // --- item 10: a signal ends `compare` inside one run ---------------------
 
+/// Ignored in the shared suite run: while it ran beside the in-process
+/// tests, explorations of other tests stopped as if interrupted (a
+/// process-wide stop flag set; the cause is not pinned down yet). Run it
+/// alone: `cargo test --release -p zkcheck-cli --test suite -- --ignored
+/// no_false_greens_compare_stops`.
 #[test]
+#[ignore = "sends a signal; run alone with --ignored (see its doc)"]
 fn no_false_greens_compare_stops_within_a_second_of_a_signal_inside_one_run() {
     let child = Command::new(env!("CARGO_BIN_EXE_zkcheck"))
         .args([
