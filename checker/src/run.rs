@@ -39,6 +39,9 @@ pub struct RunOutcome {
     pub figures: Tally,
     /// The run was cut at `explore.max_steps` (see [`Ending::StepBound`]).
     pub cut: bool,
+    /// The clock reached `ensemble.max_time` while time would still have
+    /// changed something (see [`Ending::ClockBound`]).
+    pub clock_cut: bool,
 }
 
 /// How a run ended.
@@ -54,6 +57,24 @@ pub enum Ending {
     /// its end-of-run checks were judged on an unfinished run, and a
     /// command that saw such a run does not call the check complete.
     StepBound,
+    /// The clock reached `ensemble.max_time` while time would still have
+    /// changed something (a timer, a pause, a session to expire): the
+    /// end-of-run checks skipped their judgement (a waiter there is not
+    /// stuck; its wait was cut). Every step up to here was judged, so the
+    /// run is a complete check of the checks that judge steps; for a check
+    /// that judges a run's end it is unfinished ([`crate::verdict`]).
+    ClockBound,
+}
+
+impl Ending {
+    /// The run ended before its natural end: by the step bound, the clock,
+    /// or a chooser that stopped (a replayed schedule that ran out).
+    pub fn unfinished(self) -> bool {
+        matches!(
+            self,
+            Ending::StepBound | Ending::ClockBound | Ending::Stopped
+        )
+    }
 }
 
 /// Everything a driven run produced.
@@ -183,8 +204,10 @@ pub(crate) fn conclude<C: RecipeSet>(
     schedule: Schedule,
 ) -> Run<C> {
     let cut = !is_terminal(&model, enabled, 0, usize::MAX);
+    let clock_cut = !cut && cut_by_clock(&model, enabled);
     let (violation, ending) = match model.finish() {
         Ok(()) if cut => (None, Ending::StepBound),
+        Ok(()) if clock_cut => (None, Ending::ClockBound),
         Ok(()) => (None, Ending::Finished),
         Err(v) => (Some(v), Ending::Violated),
     };
@@ -194,6 +217,19 @@ pub(crate) fn conclude<C: RecipeSet>(
         ending,
         model,
     }
+}
+
+/// Whether a terminal state (`enabled` is what it allows) is one the clock
+/// cut: the clock has reached `ensemble.max_time`, so it may not tick, yet
+/// a tick would still change something ([`zksim::World::waits_on_time`]),
+/// and the clients are not all done. The end-of-run monitors read such an
+/// end as "progress possible" ([`crate::monitor::End`]) and judge nothing.
+pub fn cut_by_clock<C: RecipeSet>(model: &Model<C>, enabled: &[Event]) -> bool {
+    let world = &model.world;
+    !model.is_quiescent()
+        && !enabled.contains(&Event::Tick)
+        && world.now() >= world.config().max_time
+        && world.waits_on_time()
 }
 
 /// Run `chooser` and report the contract's outcome.
@@ -222,6 +258,7 @@ pub fn outcome_from<C: RecipeSet, Ch: Chooser<C> + ?Sized>(
     RunOutcome {
         seed,
         cut: run.ending == Ending::StepBound,
+        clock_cut: run.ending == Ending::ClockBound,
         steps: run.schedule.len(),
         figures: run.model.monitors.figures(),
         violation: run.violation,

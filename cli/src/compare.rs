@@ -23,7 +23,7 @@ use zksim::FaultBudget;
 use zkcheck::monitor::{Property, Tally};
 use zkcheck::progress::Progress;
 use zkcheck::scenario::{Invalid, Scenario};
-use zkcheck::timing::{run_timed, TimeFigures, Timing};
+use zkcheck::timing::{run_timed_until, TimeFigures, Timing};
 
 /// The two recipes the headline compares.
 pub const HEADLINE: [&str; 2] = ["naive", "sequential"];
@@ -74,34 +74,54 @@ pub struct Row {
     pub real: Option<RealFigures>,
     /// Runs cut at `explore.max_steps` before their natural end: their
     /// figures describe unfinished runs, and every table, report and chart
-    /// that shows the cell says so ([`step_bound`] makes this rare).
+    /// that shows the cell says so ([`run_bounds`] makes this rare).
     pub cut_runs: u64,
+    /// Runs the clock cut at `ensemble.max_time` with work left (a holder
+    /// still holding, a waiter still waiting): not every client finished
+    /// its rounds, so these figures, too, describe unfinished runs.
+    pub clock_cut_runs: u64,
 }
 
 impl Row {
     /// The runs column: the count, and how many of them were cut short.
     pub fn runs_text(&self) -> String {
-        match self.cut_runs {
-            0 => self.figures.runs.to_string(),
-            cut => format!("{} ({cut} cut at max_steps)", self.figures.runs),
+        let mut cut = Vec::new();
+        if self.cut_runs > 0 {
+            cut.push(format!("{} cut at max_steps", self.cut_runs));
         }
+        if self.clock_cut_runs > 0 {
+            cut.push(format!("{} cut by the clock", self.clock_cut_runs));
+        }
+        if cut.is_empty() {
+            self.figures.runs.to_string()
+        } else {
+            format!("{} ({})", self.figures.runs, cut.join(", "))
+        }
+    }
+
+    /// Runs of this cell that did not reach their end.
+    pub fn unfinished_runs(&self) -> u64 {
+        self.cut_runs.saturating_add(self.clock_cut_runs)
     }
 }
 
 /// Whether any cell has a run that was cut short.
 pub fn any_cut(rows: &[Row]) -> bool {
-    rows.iter().any(|r| r.cut_runs > 0)
+    rows.iter().any(|r| r.unfinished_runs() > 0)
 }
 
 /// One sentence naming every cell with runs cut short (empty if none).
 pub fn truncation_note(rows: &[Row]) -> String {
     let cells: Vec<String> = rows
         .iter()
-        .filter(|r| r.cut_runs > 0)
+        .filter(|r| r.unfinished_runs() > 0)
         .map(|r| {
             format!(
                 "{} at {} clients ({} of {} runs)",
-                r.recipe, r.clients, r.cut_runs, r.figures.runs
+                r.recipe,
+                r.clients,
+                r.unfinished_runs(),
+                r.figures.runs
             )
         })
         .collect();
@@ -109,8 +129,9 @@ pub fn truncation_note(rows: &[Row]) -> String {
         return String::new();
     }
     format!(
-        "TRUNCATED: runs were cut at explore.max_steps before their natural end in {}; \
-         the figures of those cells describe unfinished runs",
+        "TRUNCATED: runs were cut before every client finished its rounds (at \
+         explore.max_steps or by the clock at ensemble.max_time) in {}; the figures of those \
+         cells describe unfinished runs",
         cells.join(", ")
     )
 }
@@ -144,11 +165,7 @@ pub fn scenario_timed(recipe: &str, clients: usize, faults: bool, timing: Timing
         Property::Liveness,
         Property::NoLeaks,
     ];
-    s.explore.max_steps = s
-        .explore
-        .max_steps
-        .max(step_bound(clients, s.workload.rounds));
-    s.ensemble.max_time = s.ensemble.max_time.max(40 * clients as u64);
+    run_bounds(&mut s);
     if faults {
         s.faults = FaultBudget {
             connection_drops: 2,
@@ -184,6 +201,56 @@ pub fn step_bound(clients: usize, rounds: u32) -> usize {
         .saturating_mul(per_acquisition)
 }
 
+/// Ticks a compared run needs at most besides its holds and thinks: the
+/// model time of every step [`step_bound`] allows, each costing at most
+/// every latency and service time of the timing model once (stretched by
+/// its jitter), in whole ticks; and never less than the former 40 ticks
+/// per client.
+pub fn work_ticks(clients: usize, rounds: u32, timing: &Timing) -> u64 {
+    let t = timing;
+    let per_step_us = [
+        t.latency_us.saturating_mul(2),
+        t.peer_latency_us.saturating_mul(2),
+        t.read_us,
+        t.write_us,
+        t.commit_delay_us,
+        t.notify_us,
+        t.apply_us,
+        t.client_us,
+    ]
+    .iter()
+    .fold(0u64, |sum, &us| sum.saturating_add(us))
+    .saturating_mul(100 + t.jitter_percent)
+        / 100;
+    let steps = step_bound(clients, rounds) as u64;
+    let us = steps.saturating_mul(per_step_us.max(1));
+    (us / zkcheck::timing::TICK_US + 1).max(40u64.saturating_mul(clients as u64))
+}
+
+/// Set a compared scenario's run-length bounds from its workload and
+/// timing model, so that every client can finish its rounds: the holds
+/// and thinks run one after another (a lock has one holder), each tick a
+/// step of the run, on top of the work [`step_bound`] and [`work_ticks`]
+/// bound. Both are kept within their documented limits; a workload past
+/// them is cut (and the comparison says so, exit 3) rather than refused.
+pub fn run_bounds(s: &mut Scenario) {
+    use zkcheck::limits as l;
+    let clients = s.clients;
+    let rounds = s.workload.rounds;
+    let acquisitions = (clients as u64).saturating_mul(u64::from(rounds));
+    let idle = acquisitions.saturating_mul(
+        s.workload
+            .hold_ticks
+            .saturating_add(s.workload.think_ticks)
+            .saturating_add(1),
+    );
+    let ticks = idle.saturating_add(work_ticks(clients, rounds, &s.timing));
+    s.ensemble.max_time = s.ensemble.max_time.max(ticks).min(l::MAX_TIME.max);
+    let steps = (step_bound(clients, rounds) as u64).saturating_add(s.ensemble.max_time);
+    let steps = usize::try_from(steps.min(l::MAX_STEPS.max)).unwrap_or(usize::MAX);
+    s.explore.max_steps = s.explore.max_steps.max(steps);
+}
+
 /// A cell the comparison cannot run: its scenario is refused (a client
 /// count past the limits, a recipe that is not registered, …).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -209,6 +276,10 @@ impl std::error::Error for CompareError {
     }
 }
 
+/// One run of a cell: the cell's index, its figures and times, and
+/// whether it was cut at its step bound or by the clock.
+type CellRun = (usize, Tally, TimeFigures, bool, bool);
+
 /// Run every cell. Rows come out recipe-major, in the config's order.
 pub fn compare(config: &CompareConfig) -> Result<Vec<Row>, CompareError> {
     compare_with(config, &Progress::hidden()).map(|(rows, _)| rows)
@@ -225,6 +296,7 @@ pub fn compare_with(
         for &clients in &config.clients {
             let mut s = scenario_timed(recipe, clients, config.faults, config.timing);
             s.workload.hold_ticks = config.hold_ticks;
+            run_bounds(&mut s);
             if let Some(steps) = config.max_steps {
                 s.explore.max_steps = steps;
             }
@@ -241,15 +313,21 @@ pub fn compare_with(
     let jobs: Vec<(usize, u64)> = (0..cells.len())
         .flat_map(|cell| (0..config.seeds).map(move |i| (cell, config.first_seed.wrapping_add(i))))
         .collect();
-    let figures: Vec<Option<(usize, Tally, TimeFigures, bool)>> = jobs
+    // Read inside each run too: one run of a thousand clients takes
+    // seconds, and a signal must end the comparison well within one.
+    let stop = || progress.stopped().is_some();
+    let figures: Vec<Option<CellRun>> = jobs
         .par_iter()
         .map(|&(cell, seed)| {
-            if progress.stopped().is_some() {
+            if stop() {
                 return None;
             }
-            let (outcome, time) = run_timed(&cells[cell].2, seed);
+            let ((outcome, time), stopped) = run_timed_until(&cells[cell].2, seed, &stop);
+            if stopped {
+                return None;
+            }
             progress.inc(1);
-            Some((cell, outcome.figures, time, outcome.cut))
+            Some((cell, outcome.figures, time, outcome.cut, outcome.clock_cut))
         })
         .collect();
     let mut rows: Vec<Row> = cells
@@ -261,13 +339,15 @@ pub fn compare_with(
             time: TimeFigures::default(),
             real: None,
             cut_runs: 0,
+            clock_cut_runs: 0,
         })
         .collect();
     let complete = figures.iter().all(Option::is_some);
-    for (cell, f, t, cut) in figures.iter().flatten() {
+    for (cell, f, t, cut, clock_cut) in figures.iter().flatten() {
         rows[*cell].figures.merge(f);
         rows[*cell].time.merge(t);
         rows[*cell].cut_runs += u64::from(*cut);
+        rows[*cell].clock_cut_runs += u64::from(*clock_cut);
     }
     Ok((rows, complete))
 }
@@ -391,6 +471,7 @@ mod tests {
             time: TimeFigures::default(),
             real: None,
             cut_runs: 0,
+            clock_cut_runs: 0,
         }];
         let t = table(&rows);
         assert!(t.contains("| naive | 4 | 2 | 4 | 1.50 | 3 | 3.00 |"), "{t}");

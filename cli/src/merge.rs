@@ -36,6 +36,7 @@ pub fn merge(inputs: &[Input]) -> Result<Summary, String> {
     };
     for input in inputs {
         accept(input, first)?;
+        check_claims(input)?;
     }
     let reference = &first.summary;
     let (Some(seed), Some(schedules)) = (reference.options.seed, reference.options.schedules)
@@ -88,13 +89,14 @@ pub fn merge(inputs: &[Input]) -> Result<Summary, String> {
     let counted: Vec<&Part> = parts.iter().filter(|p| p.assigned.start < limit).collect();
 
     let mut figures = Tally::default();
-    let (mut schedules_run, mut events, mut runs_cut) = (0, 0, 0);
+    let (mut schedules_run, mut events, mut runs_cut, mut runs_clock_cut) = (0, 0, 0, 0);
     let mut incomplete = Vec::new();
     for p in &counted {
         // Saturating: an edited count must not wrap (or panic in a debug build).
         schedules_run += p.schedules; // ≤ the sweep's size: checked in `parts_of`
         events = u64::saturating_add(events, p.events);
         runs_cut = u64::saturating_add(runs_cut, p.runs_cut);
+        runs_clock_cut = u64::saturating_add(runs_clock_cut, p.runs_clock_cut);
         figures.merge(&p.figures);
         for reason in &p.incomplete {
             incomplete.push(format!("shard {} ({}): {reason}", p.shard, p.origin));
@@ -128,8 +130,7 @@ pub fn merge(inputs: &[Input]) -> Result<Summary, String> {
                 .join(", ")
         ));
     }
-    let verdict = VerdictKind::judge(failing.is_some(), &incomplete);
-    Ok(Summary {
+    let mut merged = Summary {
         format: FORMAT.to_string(),
         scenario: reference.scenario.clone(),
         strategy: reference.strategy,
@@ -144,17 +145,117 @@ pub fn merge(inputs: &[Input]) -> Result<Summary, String> {
         schedules: schedules_run,
         events,
         runs_cut,
+        runs_clock_cut,
         distinct_states: None,
         truncated: 0,
         symmetry: None,
         por: None,
         cycle_check: None,
         figures,
-        verdict,
         incomplete,
         counterexample,
         parts,
-    })
+        verdict: VerdictKind::Ok,
+    };
+    // The merged figures are judged by the one rule too: a reason they
+    // give that no shard's sentence gave (none, for results that passed
+    // `check_claims`) is added rather than lost.
+    if merged.incomplete.is_empty() {
+        merged.incomplete = merged.coverage().reasons();
+    }
+    merged.verdict = VerdictKind::judge(failing.is_some(), &merged.incomplete);
+    Ok(merged)
+}
+
+/// Re-derive what a result claims from the figures it carries, and refuse
+/// (naming the file and the field) a result whose claims disagree with
+/// them: a `verdict` that is not what its counterexample and its reasons
+/// make it, reasons for being incomplete its figures give but its
+/// `incomplete` leaves out (runs cut at `max_steps`, runs the clock cut
+/// where a hard check judges the end, seeds not run), hard violations
+/// counted without a counterexample, a replay token that is not a token
+/// of this scenario. A merge is only as honest as its inputs; this is how
+/// it knows an edited one.
+fn check_claims(input: &Input) -> Result<(), String> {
+    let s = &input.summary;
+    let name = &input.origin;
+    let edited = "was the result edited?";
+    let hard = s.hard_violations();
+    if hard > 0 && s.counterexample.is_none() {
+        return Err(format!(
+            "{name}: field `figures.violations` counts {hard} runs breaking a hard check, but \
+             the result carries no counterexample; {edited}"
+        ));
+    }
+    if let Some(token) = s.counterexample.as_ref().and_then(|c| c.token.as_deref()) {
+        let decoded = zkcheck::token::Token::decode(token).map_err(|e| {
+            format!("{name}: field `counterexample.token` is not a replay token: {e}")
+        })?;
+        let of = crate::summary::ScenarioId::of(&decoded.scenario);
+        if of.hash != s.scenario.hash {
+            return Err(format!(
+                "{name}: field `counterexample.token` replays scenario `{}` ({}), not this \
+                 result's `{}` ({}); {edited}",
+                of.name, of.hash, s.scenario.name, s.scenario.hash
+            ));
+        }
+    }
+    let derived = s.coverage().reasons();
+    if let Some(reason) = derived.first() {
+        if s.incomplete.is_empty() {
+            return Err(format!(
+                "{name}: field `incomplete` is empty, but the result's figures say: {reason}; \
+                 {edited}"
+            ));
+        }
+    }
+    let expected = VerdictKind::judge(s.counterexample.is_some(), &s.incomplete);
+    if s.verdict != expected {
+        return Err(format!(
+            "{name}: field `verdict` says {}, but its counterexample and reasons make it {}; \
+             {edited}",
+            verdict_name(s.verdict),
+            verdict_name(expected)
+        ));
+    }
+    for (i, p) in s.parts.iter().enumerate() {
+        let part = Summary {
+            shard: Some(p.shard),
+            schedules: p.schedules,
+            events: p.events,
+            runs_cut: p.runs_cut,
+            runs_clock_cut: p.runs_clock_cut,
+            figures: p.figures.clone(),
+            incomplete: p.incomplete.clone(),
+            seeds: None,
+            counterexample: None,
+            parts: Vec::new(),
+            ..s.clone()
+        };
+        if part.hard_violations() > 0 && p.failing_seed.is_none() {
+            return Err(format!(
+                "{name}: field `parts[{i}].figures.violations` counts runs breaking a hard \
+                 check, but the part names no failing seed; {edited}"
+            ));
+        }
+        if let Some(reason) = part.coverage().reasons().first() {
+            if p.incomplete.is_empty() {
+                return Err(format!(
+                    "{name}: field `parts[{i}].incomplete` is empty, but the part's figures \
+                     say: {reason}; {edited}"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn verdict_name(v: VerdictKind) -> &'static str {
+    match v {
+        VerdictKind::Ok => "ok",
+        VerdictKind::Violation => "violation",
+        VerdictKind::Incomplete => "incomplete",
+    }
 }
 
 /// Refuse an input that is not a random or PCT result of the same run as `first`.
@@ -253,6 +354,7 @@ fn parts_of(input: &Input, sweep: SeedRange) -> Result<Vec<Part>, String> {
             schedules: s.schedules,
             events: s.events,
             runs_cut: s.runs_cut,
+            runs_clock_cut: s.runs_clock_cut,
             figures: s.figures.clone(),
             incomplete: s.incomplete.clone(),
             failing_seed: s.counterexample.as_ref().and_then(|c| c.seed),

@@ -16,12 +16,12 @@ use zkcheck::counterexample::Counterexample;
 use zkcheck::explore::Options;
 use zkcheck::monitor::{Property, Tally};
 use zkcheck::scenario::{Scenario, StrategyKind};
-use zkcheck::verdict::Verdict;
 pub use zkcheck::verdict::VerdictKind;
+use zkcheck::verdict::{end_judges, Coverage, Verdict};
 
 /// The `format` of every result this zkcheck writes and reads. A change to
 /// the meaning or set of fields gets a new number.
-pub const FORMAT: &str = "zkcheck-result/1";
+pub const FORMAT: &str = "zkcheck-result/2";
 
 /// One result object.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -43,6 +43,10 @@ pub struct Summary {
     pub events: u64,
     /// Seeded: runs cut at `explore.max_steps` before their natural end.
     pub runs_cut: u64,
+    /// Runs (exhaustive: end states) the clock cut at `ensemble.max_time`
+    /// with work left; they make the result incomplete when a hard check
+    /// judges a run's end (`zkcheck::verdict::Coverage`).
+    pub runs_clock_cut: u64,
     /// Exhaustive only: distinct states and states left unexpanded at a bound.
     pub distinct_states: Option<u64>,
     pub truncated: u64,
@@ -98,6 +102,9 @@ pub struct RunOptions {
     /// BFS/DFS: the longest schedule.
     pub depth: Option<usize>,
     pub max_steps: usize,
+    /// The scenario's `ensemble.max_time` (named by the reason a run the
+    /// clock cut gives).
+    pub max_time: u64,
 }
 
 /// Seeds `start .. end` (end excluded).
@@ -174,6 +181,7 @@ pub struct Part {
     pub schedules: u64,
     pub events: u64,
     pub runs_cut: u64,
+    pub runs_clock_cut: u64,
     pub figures: Tally,
     pub incomplete: Vec<String>,
     pub failing_seed: Option<u64>,
@@ -215,6 +223,7 @@ impl RunOptions {
             pct_depth: (options.strategy == StrategyKind::Pct).then_some(options.pct_depth),
             depth: (!s).then_some(options.depth),
             max_steps: scenario.explore.max_steps,
+            max_time: scenario.ensemble.max_time,
         }
     }
 }
@@ -289,6 +298,7 @@ impl Summary {
             schedules: result.schedules,
             events: result.events,
             runs_cut: result.runs_cut,
+            runs_clock_cut: result.runs_clock_cut,
             distinct_states: result.distinct_states,
             truncated: result.truncated,
             symmetry: result.symmetry.clone(),
@@ -307,6 +317,46 @@ impl Summary {
         // Every field is plain data with string map keys: cannot fail.
         serde_json::to_string(self).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
     }
+}
+
+impl Summary {
+    /// The facts the one rule ([`Coverage::reasons`]) reads, as this result
+    /// states them in its figures: what `merge` re-derives a result's
+    /// verdict from instead of trusting its `verdict` and `incomplete`.
+    pub fn coverage(&self) -> Coverage {
+        let seeded = seeded(self.strategy);
+        let missing = self
+            .seeds
+            .as_ref()
+            .map_or(0, |s| s.missing.iter().map(SeedRange::len).sum::<u64>());
+        Coverage {
+            unit: if seeded { "runs" } else { "end states" },
+            schedules: self.schedules,
+            events: self.events,
+            step_cut: self.runs_cut,
+            max_steps: self.options.max_steps,
+            clock_cut: self.runs_clock_cut,
+            max_time: self.options.max_time,
+            end_judges: end_judges(&self.scenario.hard, 0),
+            schedules_short: (seeded && self.counterexample.is_none() && missing > 0)
+                .then(|| (self.schedules, self.schedules.saturating_add(missing))),
+            ..Coverage::default()
+        }
+    }
+
+    /// Runs this result counts as breaking a hard check.
+    pub fn hard_violations(&self) -> u64 {
+        hard_violations(&self.scenario.hard, &self.figures)
+    }
+}
+
+/// Runs `figures` counts as breaking one of the `hard` checks.
+pub fn hard_violations(hard: &[Property], figures: &Tally) -> u64 {
+    figures
+        .violations
+        .iter()
+        .filter(|(p, _)| hard.contains(p))
+        .fold(0, |sum, (_, &n)| sum.saturating_add(n))
 }
 
 fn non_empty(r: SeedRange) -> Vec<SeedRange> {

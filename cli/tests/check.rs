@@ -36,8 +36,17 @@ fn the_reference_lock_holds_under_each_strategy() {
     let r = check.clone().random(200).assert_holds();
     assert_eq!(r.schedules, 200);
     check.clone().pct(3, 100).assert_holds();
-    let b = Check::<SequentialLock>::new(2).bfs(10).assert_holds();
+    // Exhaustive search must reach every run's end (a search cut at its
+    // depth is incomplete, issue 35): a clock of one tick keeps it small.
+    let bfs = Check::<SequentialLock>::new(2)
+        .hard([Property::MutualExclusion])
+        .configure(|s| s.ensemble.max_time = 1);
+    let b = bfs.clone().bfs(400).assert_holds();
     assert!(b.distinct_states.unwrap() > 10);
+    assert_eq!(b.truncated, 0);
+    let cut = bfs.bfs(10).run();
+    assert_eq!(cut.kind(), zkcheck::check::VerdictKind::Incomplete);
+    assert!(cut.incomplete[0].contains("cut at depth 10"), "{cut:?}");
 }
 
 #[test]
@@ -89,7 +98,15 @@ fn a_false_invariant_is_caught_at_its_step_and_a_true_one_passes() {
         .always("at most one lock node", |w| lock_nodes(w) <= 1)
         .assert_fails();
     assert_eq!(again.property(), Property::Always("at most one lock node"));
-    Check::<SequentialLock>::replay(&token).assert_holds();
+    // Without it nothing fails, but the token's schedule (cut at the
+    // violating step) ends before the run does: not "ok" (issue 35).
+    let without = Check::<SequentialLock>::replay(&token).run();
+    assert!(without.counterexample.is_none());
+    assert_eq!(without.kind(), zkcheck::check::VerdictKind::Incomplete);
+    assert!(
+        without.incomplete[0].contains("schedule ended before the run did"),
+        "{without:?}"
+    );
 }
 
 #[test]

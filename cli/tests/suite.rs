@@ -35,6 +35,7 @@ mod lasso;
 mod liveness;
 mod liveness_clock;
 mod monitors;
+mod no_false_greens;
 mod owner_shortcut;
 mod por;
 mod properties;

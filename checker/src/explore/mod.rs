@@ -112,6 +112,10 @@ pub struct Exploration {
     /// Seeded: runs that were cut at `explore.max_steps` before their natural
     /// end (their end-of-run checks saw an unfinished run).
     pub runs_cut: u64,
+    /// Runs (seeded) or end states (exhaustive) the clock cut: it reached
+    /// `ensemble.max_time` while time would still have changed something
+    /// ([`crate::run::Ending::ClockBound`]). Their end was not judged.
+    pub runs_clock_cut: u64,
     /// What ended the exploration before it explored everything it was
     /// asked to (interrupt, time limit, memory budget, state cap).
     pub ended_by: Option<crate::stop::StopReason>,
@@ -226,6 +230,7 @@ where
             result.schedules += 1;
             result.events += o.steps as u64;
             result.runs_cut += u64::from(o.cut);
+            result.runs_clock_cut += u64::from(o.clock_cut);
             result.figures.merge(&o.figures);
             if let Some(violation) = o.violation {
                 result.failure = Some(Failure {

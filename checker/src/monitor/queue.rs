@@ -11,7 +11,9 @@
 //! call a correct in-order take out of order.
 //!
 //! Judged: an item taken twice (or taken when it was never offered, once the
-//! run is over) breaks the queue; a consumer taking an item that comes before
+//! run is over and nobody is paused, crashed or cut off by a bound — one of
+//! them may be a producer whose create was applied while its reply was on
+//! the way) breaks the queue; a consumer taking an item that comes before
 //! one it already took breaks the order (several consumers racing may finish
 //! their takes in any order, so order is judged per consumer); at a quiescent
 //! end, an offered item nobody took breaks it, told apart by the leader's
@@ -166,10 +168,15 @@ impl Monitor for QueueMonitor {
     }
 
     fn finish(&mut self, end: &End) -> Result<(), Violation> {
+        // "Never offered" is only known at a final end: a producer paused,
+        // crashed or cut off by a bound (the clock, the step bound) with
+        // its create applied and the reply still on its way has offered an
+        // item it has not confirmed yet, and a consumer may take it first.
+        let final_end = !end.progress_possible && !end.paused && !end.crashed.iter().any(|&c| c);
         if let Some((item, c)) = self
             .taken
             .iter()
-            .find(|(i, _)| !self.offered.contains_key(i))
+            .find(|(i, _)| final_end && !self.offered.contains_key(i))
         {
             return Err(Violation {
                 property: Property::QueueSafety,
@@ -249,6 +256,43 @@ mod tests {
             quiescent: true,
             ..End::default()
         }
+    }
+
+    /// Issue 35 item 6: a producer paused (or cut off by the clock) with
+    /// its create applied and the reply on its way has not confirmed its
+    /// offer; a consumer that took the item is not taking one "never
+    /// offered". At a final end (nobody paused, nothing left to happen)
+    /// the same history is a violation.
+    #[test]
+    fn an_unconfirmed_offer_taken_is_judged_only_at_a_final_end() {
+        let v = FakeView::new(2);
+        let history = [taken(1, 0)];
+        for unfinished in [
+            End {
+                paused: true,
+                ..End::default()
+            },
+            End {
+                progress_possible: true,
+                ..End::default()
+            },
+            End {
+                crashed: vec![true, false],
+                ..End::default()
+            },
+        ] {
+            let mut m = QueueMonitor::new();
+            m.observe(&v, &history).unwrap();
+            assert_eq!(m.finish(&unfinished), Ok(()), "{unfinished:?}");
+        }
+        let mut m = QueueMonitor::new();
+        m.observe(&v, &history).unwrap();
+        let err = m.finish(&quiescent()).unwrap_err();
+        assert!(
+            err.explanation.contains("which no client ever offered"),
+            "{}",
+            err.explanation
+        );
     }
 
     #[test]

@@ -23,10 +23,28 @@ use crate::schedule::Schedule;
 
 /// Drive one run from the scenario's initial state under `chooser` (fresh,
 /// not used yet). `on_step` sees every step after it is applied.
-pub fn drive_timed<C, F>(
+pub fn drive_timed<C, F>(scenario: &Scenario<C>, chooser: &mut TimedChooser, on_step: F) -> Run<C>
+where
+    C: RecipeSet,
+    F: FnMut(&Model<C>, &Event, &[Happening<AppEvent>]),
+{
+    drive_timed_until(scenario, chooser, on_step, &|| false)
+}
+
+/// Steps between two readings of the stop flag inside one run: a run of a
+/// thousand clients takes millions of steps (seconds), and a signal must
+/// end it within a fraction of a second; reading the flag costs nanoseconds.
+const STOP_EVERY: usize = 4096;
+
+/// [`drive_timed`], asking `stop` every few thousand steps whether to end
+/// the run now (a signal, a time limit): the run then ends as
+/// [`crate::run::Ending::Stopped`], its end not judged. `stop` never
+/// changes which events a run takes, only where it may end.
+pub fn drive_timed_until<C, F>(
     scenario: &Scenario<C>,
     chooser: &mut TimedChooser,
     mut on_step: F,
+    stop: &(dyn Fn() -> bool + Sync),
 ) -> Run<C>
 where
     C: RecipeSet,
@@ -43,6 +61,9 @@ where
     loop {
         let world = &model.world;
         let steps = schedule.len();
+        if steps % STOP_EVERY == STOP_EVERY - 1 && stop() {
+            return Run::stopped(model, schedule);
+        }
         // `is_terminal` can hold only at the bound, when every client and
         // server is quiescent, or when nothing but ticks and faults is left.
         let may_end = steps >= max_steps

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use zkrecipes::{AppEvent, RecipeSet};
 use zksim::{Delivery, Happening};
 
-use super::{drive_timed, TimedChooser};
+use super::TimedChooser;
 use crate::monitor::tally::{ratio, Histogram};
 use crate::run::{Ending, RunOutcome};
 use crate::scenario::Scenario;
@@ -139,25 +139,44 @@ impl TimeLedger {
 /// One seeded run under the scenario's timing model ([`TimedChooser`]):
 /// the usual outcome (figures, violation, schedule) and its time figures.
 pub fn run_timed<C: RecipeSet>(scenario: &Scenario<C>, seed: u64) -> (RunOutcome, TimeFigures) {
+    run_timed_until(scenario, seed, &|| false).0
+}
+
+/// [`run_timed`], ending the run early when `stop` says so (read every
+/// few thousand steps, [`super::drive::drive_timed_until`]); the `bool`
+/// says whether the run was stopped that way (its figures are then those
+/// of a run cut short, and its end was not judged).
+pub fn run_timed_until<C: RecipeSet>(
+    scenario: &Scenario<C>,
+    seed: u64,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> ((RunOutcome, TimeFigures), bool) {
     let mut chooser = TimedChooser::new(scenario.timing, seed);
     let clock = chooser.clock();
     let mut ledger = TimeLedger::new(scenario.clients);
-    let run = drive_timed(scenario, &mut chooser, |_, _, log| {
-        let at = clock.get();
-        for happening in log {
-            ledger.observe(at, happening);
-        }
-    });
+    let run = super::drive::drive_timed_until(
+        scenario,
+        &mut chooser,
+        |_, _, log| {
+            let at = clock.get();
+            for happening in log {
+                ledger.observe(at, happening);
+            }
+        },
+        stop,
+    );
+    let stopped = run.ending == Ending::Stopped && stop();
     chooser.finish(&run.model.world);
     let busy = chooser.busy_us().iter().copied().max().unwrap_or(0);
     let time = ledger.into_figures(Some(busy), Some(chooser.notifications()));
     let outcome = RunOutcome {
         seed,
         cut: run.ending == Ending::StepBound,
+        clock_cut: run.ending == Ending::ClockBound,
         steps: run.schedule.len(),
         figures: run.model.monitors.figures(),
         violation: run.violation,
         schedule: run.schedule,
     };
-    (outcome, time)
+    ((outcome, time), stopped)
 }

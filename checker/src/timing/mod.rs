@@ -27,8 +27,8 @@ pub mod scheduler;
 
 use serde::{Deserialize, Serialize};
 
-pub use drive::drive_timed;
-pub use figures::{run_timed, TimeFigures};
+pub use drive::{drive_timed, drive_timed_until};
+pub use figures::{run_timed, run_timed_until, TimeFigures};
 pub use scheduler::TimedChooser;
 
 /// One simulated tick in model microseconds: the tick the recipes' hold and

@@ -96,6 +96,10 @@ pub fn check<C: RecipeSet>(args: &CheckArgs, io: &mut Io) -> Exit {
             }
         }
     } else if verdict.incomplete.is_empty() {
+        let coverage = verdict::Coverage::of_exploration(&scenario, &options, &verdict.exploration);
+        if let Some(note) = coverage.clock_note() {
+            say!(human, "note: {note}");
+        }
         say!(
             human,
             "ok: every hard check held on a complete exploration ({})",
@@ -157,10 +161,6 @@ fn explored(options: &Options, shard: Shard, r: &Exploration) -> String {
             format!("{} schedules of shard {shard}", r.schedules)
         }
         StrategyKind::Random | StrategyKind::Pct => format!("{} schedules", r.schedules),
-        StrategyKind::Bfs | StrategyKind::Dfs if r.truncated > 0 => format!(
-            "every schedule up to depth {}; {} states were cut at that depth",
-            options.depth, r.truncated
-        ),
         StrategyKind::Bfs | StrategyKind::Dfs => "every schedule, each to its end".to_string(),
     }
 }
@@ -232,6 +232,9 @@ fn print_summary<C: RecipeSet>(
     }
     if r.runs_cut > 0 {
         line += &format!(", runs cut at max_steps: {}", r.runs_cut);
+    }
+    if r.runs_clock_cut > 0 {
+        line += &format!(", runs cut by the clock at max_time: {}", r.runs_clock_cut);
     }
     if r.cycles_dismissed > 0 {
         line += &format!(", cycles closed (no livelock): {}", r.cycles_dismissed);

@@ -108,6 +108,9 @@ fn print_merged(io: &mut Text, m: &Summary) {
     if m.runs_cut > 0 {
         line += &format!(", runs cut at max_steps: {}", m.runs_cut);
     }
+    if m.runs_clock_cut > 0 {
+        line += &format!(", runs cut by the clock at max_time: {}", m.runs_clock_cut);
+    }
     say!(io, "{line}");
     print_figures(io, &m.scenario.hard, &m.figures);
     if let Some(c) = &m.counterexample {

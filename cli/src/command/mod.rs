@@ -5,8 +5,10 @@
 //! token are printed); 2 — bad input (scenario file, flag or token), with
 //! what is wrong and where; 3 — incomplete: the exploration ended before it
 //! explored what it was asked to (state cap, memory budget, time limit,
-//! interrupt, runs cut at `max_steps`, nothing explored), and the summary
-//! says which.
+//! interrupt, runs cut at `max_steps`, by the clock where a hard check
+//! judges a run's end, or at the search's depth, a replayed schedule that
+//! ran out, nothing explored: `zkcheck::verdict::Coverage`), and the
+//! summary says which.
 //!
 //! [`run`] is the whole command as a function of its arguments and two
 //! writers, so tests drive it in-process exactly as the binary does.
@@ -58,8 +60,9 @@ pub enum Command {
     /// Prints a summary; on a violation, the property, its explanation,
     /// the shrunk trace and a `replay:` token, and exits 1. Exits 3 if the
     /// exploration ended early (time limit, memory budget, state cap,
-    /// Ctrl-C) or some run was cut at `max_steps`: "ok" is only said of a
-    /// complete exploration.
+    /// Ctrl-C), some run was cut at `max_steps`, by the clock at `max_time`
+    /// where a hard check judges a run's end, or a search at its depth:
+    /// "ok" is only said of a complete exploration.
     Check(CheckArgs),
     /// Replay a token printed by `check`: the same run, event by event.
     Replay(ReplayArgs),
@@ -182,7 +185,8 @@ pub struct CheckArgs {
     #[arg(long)]
     pub no_por: bool,
     /// DFS: no cycle check — a polling loop that never makes progress is
-    /// then not judged (it runs into `max_time`, which cuts it unjudged)
+    /// then not judged (it runs into `max_time`, which cuts it: incomplete,
+    /// exit 3, where liveness is hard)
     /// [default: `explore.cycles`, on where liveness is hard].
     #[arg(long)]
     pub no_cycles: bool,

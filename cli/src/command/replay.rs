@@ -75,13 +75,29 @@ pub fn replay<C: RecipeSet>(args: &ReplayArgs, io: &mut Io) -> Exit {
             Ending::Stopped => say!(io, "no violation: the schedule ended before the run did"),
             Ending::StepBound => say!(
                 io,
-                "no violation: the run was cut at explore.max_steps; its end-of-run checks passed"
+                "no violation: the run was cut at explore.max_steps; its end was not judged"
+            ),
+            Ending::ClockBound => say!(
+                io,
+                "no violation: the run was cut by the clock at ensemble.max_time with work left; \
+                 its end was not judged"
             ),
             _ => say!(
                 io,
                 "no violation: the run finished and its end-of-run checks passed"
             ),
         },
+    }
+    if verdict.counterexample.is_none() {
+        for reason in &verdict.incomplete {
+            say!(io, "INCOMPLETE: {reason}");
+        }
+        if !verdict.incomplete.is_empty() {
+            say!(
+                io,
+                "not ok: no hard check failed in what was replayed, but the run did not reach its end"
+            );
+        }
     }
     verdict.kind().into()
 }

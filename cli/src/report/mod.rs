@@ -332,7 +332,7 @@ fn chart(
             .draw_series(DashedLineSeries::new(means, 6, 4, color.stroke_width(1)))
             .map_err(|e| err(&e))?;
         // A cell with runs cut short: its point describes unfinished runs.
-        let cut = mine.iter().filter(|r| r.cut_runs > 0);
+        let cut = mine.iter().filter(|r| r.unfinished_runs() > 0);
         chart
             .draw_series(
                 cut.map(|r| Cross::new((log2(r.clients), solid(r)), 8, BLACK.stroke_width(2))),
@@ -454,6 +454,7 @@ mod tests {
                         time,
                         real: None,
                         cut_runs: 0,
+                        clock_cut_runs: 0,
                     }
                 })
             })

@@ -205,8 +205,9 @@ fn search_from<C: RecipeSet, K: Kept>(
             for (i, (fp, expansion)) in expanded.into_iter().enumerate() {
                 let parent = |fp: u64| visited[&fp].parent();
                 match expansion {
-                    Expansion::End(verdict, figures) => {
+                    Expansion::End(verdict, figures, clock_cut) => {
                         result.schedules += 1;
+                        result.runs_clock_cut += u64::from(clock_cut);
                         if let Err(violation) = verdict {
                             result.failure =
                                 Some(failure_at_end(scenario, keying, fp, parent, violation));

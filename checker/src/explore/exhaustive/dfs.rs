@@ -176,8 +176,9 @@ pub(super) fn explore<C: RecipeSet>(
         );
         let parent = |fp: u64| visited[&fp].0;
         match expansion {
-            Expansion::End(verdict, figures) => {
+            Expansion::End(verdict, figures, clock_cut) => {
                 result.schedules += 1;
+                result.runs_clock_cut += u64::from(clock_cut);
                 if let Err(violation) = verdict {
                     result.failure = Some(failure_at_end(scenario, keying, fp, parent, violation));
                     break;

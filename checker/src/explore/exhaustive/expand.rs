@@ -13,7 +13,7 @@ use super::symmetry::Keying;
 use crate::model::Model;
 use crate::monitor::tally::Tally;
 use crate::monitor::Violation;
-use crate::run::is_terminal;
+use crate::run::{cut_by_clock, is_terminal};
 
 /// A state on BFS's frontier, boxed (queues move a pointer rather than
 /// the state), with its visited-set key and what partial-order reduction
@@ -46,8 +46,9 @@ pub(super) fn sleep_mask(sleep: &[Asleep]) -> u64 {
 
 /// What expanding one state gave.
 pub(super) enum Expansion<C: RecipeSet, T = ()> {
-    /// The run ends in this state; its end-of-run verdict and figures.
-    End(Result<(), Violation>, Box<Tally>),
+    /// The run ends in this state; its end-of-run verdict and figures,
+    /// and whether the clock cut it ([`crate::run::cut_by_clock`]).
+    End(Result<(), Violation>, Box<Tally>, bool),
     /// The depth bound stopped the search here.
     Cut,
     /// Children in enabled order, less those `keep` rejected.
@@ -105,8 +106,9 @@ pub(super) fn expand<C: RecipeSet, T>(
                 violation: None,
             };
         }
+        let clock_cut = cut_by_clock(&model, enabled);
         let verdict = model.finish();
-        return Expansion::End(verdict, Box::new(model.monitors.figures()));
+        return Expansion::End(verdict, Box::new(model.monitors.figures()), clock_cut);
     }
     if depth >= max_depth {
         return Expansion::Cut;
