@@ -40,12 +40,7 @@ pub fn clients(recipe: &str, n: usize, root: &str, cue: &Cue) -> Vec<Cued<AnyRec
     let info = registry::find(recipe).unwrap_or_else(|| panic!("{recipe} is not registered"));
     let mut out: Vec<Cued<AnyRecipe>> = (0..n)
         .map(|client| {
-            let recipe = (info.build)(&RecipeParams {
-                client,
-                clients: n,
-                root: root.to_string(),
-                workload: WORKLOAD,
-            });
+            let recipe = (info.build)(&RecipeParams::new(client, n, root, WORKLOAD, recipe));
             Cued::new(client, Role::Recipe(recipe), cue)
         })
         .collect();
