@@ -247,9 +247,10 @@ impl<C: RecipeSet> Scenario<C> {
     /// of the set `C` (its family's checks; `/lock` as root).
     pub fn for_set(recipe: &str, clients: usize) -> Self {
         let mut s = Self::named(recipe, clients);
-        if !matches!(C::family_of(recipe), Some(Family::Lock | Family::RwLock)) {
-            s.hard = Vec::new();
-            s.report = Vec::new();
+        match C::family_of(recipe) {
+            Some(family) => (s.hard, s.report) = default_checks(family),
+            // An unknown name: `validate` refuses it, naming the known ones.
+            None => (s.hard, s.report) = (Vec::new(), Vec::new()),
         }
         s
     }

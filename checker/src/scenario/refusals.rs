@@ -347,3 +347,18 @@ fn invalid_utf8_and_an_overlong_dotted_key_are_located() {
     let e = parse(&format!("{PLAIN}a.b = 1\n")).unwrap_err();
     assert_eq!(e.position.map(|p| p.0), Some(4), "{e}");
 }
+
+#[test]
+fn a_scenario_built_for_a_named_recipe_starts_from_its_familys_checks() {
+    // `Check::groups` builds through `for_set`: an election or a queue of
+    // a user's set must not start with no hard check (issue 36.1).
+    let election = Scenario::<AnyRecipe>::for_set("election", 3);
+    assert_eq!(election.hard, vec![Property::Election]);
+    assert!(election.judges_something().is_ok());
+    let queue = Scenario::<AnyRecipe>::for_set("queue-consumer", 3);
+    assert_eq!(queue.hard, vec![Property::QueueSafety]);
+    let lock = Scenario::<AnyRecipe>::for_set("sequential", 3);
+    assert_eq!(lock.hard, vec![Property::MutualExclusion]);
+    // An unknown name judges nothing, and validation says so.
+    assert!(Scenario::<AnyRecipe>::for_set("no-such", 3).hard.is_empty());
+}
