@@ -140,6 +140,37 @@ impl Runs {
         text
     }
 
+    /// The first violating run's history, offline: `zkcheck judge` gives
+    /// the report the runner gave live, bit for bit, and `zkcheck serve
+    /// --replay-input` re-runs the server from its inputs to the same trace.
+    fn assert_rejudged_and_replayed(&self, judge_flags: &[&str]) {
+        let line = self
+            .lines
+            .iter()
+            .find(|l| l["outcome"] == "violation")
+            .unwrap_or_else(|| panic!("no violating run\n{}", self.story()));
+        let history = line["history"].as_str().expect("a run names its history");
+        let mut argv = vec!["zkcheck", "judge", history, "--json"];
+        argv.extend_from_slice(judge_flags);
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let exit = zkcheck_cli::command::run(argv, &mut out, &mut err);
+        assert_eq!(exit, Exit::Violation, "{}", String::from_utf8_lossy(&err));
+        let offline: Value = serde_json::from_slice(&out).expect("judge --json prints JSON");
+        assert_eq!(offline, line["report"], "offline and live verdicts differ");
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let argv = ["zkcheck", "serve", "--replay-input", history];
+        let exit = zkcheck_cli::command::run(argv, &mut out, &mut err);
+        // serve says its own exit code (`Exit::Code`): 0 when the replay
+        // reached the recorded trace hash, 1 when it did not.
+        assert_eq!(
+            exit,
+            Exit::Code(std::process::ExitCode::SUCCESS),
+            "{}{}",
+            String::from_utf8_lossy(&out),
+            String::from_utf8_lossy(&err)
+        );
+    }
+
     /// A figure of `judge` in each run's report.
     fn figures(&self, judge: &str, figure: &str) -> Vec<String> {
         self.lines
@@ -238,6 +269,7 @@ fn kazoo_lock_ignoring_lost_writes_without_the_lock_within_20_runs() {
         "{story}"
     );
     assert!(story.contains("expired at zxid"), "{story}");
+    r.assert_rejudged_and_replayed(&LOCK);
 }
 
 #[test]
