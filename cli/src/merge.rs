@@ -29,14 +29,20 @@ pub struct Input {
 }
 
 /// Merge `inputs` into one result, or say (naming the input) why they
-/// cannot be merged.
+/// cannot be merged: results of the registered recipes.
 pub fn merge(inputs: &[Input]) -> Result<Summary, String> {
+    merge_for::<zkrecipes::AnyRecipe>(inputs)
+}
+
+/// [`merge`] for results of the recipe set `C` (a user's own `zkcheck`,
+/// `zkcheck_cli::command::main_for`): their replay tokens name `C`'s recipes.
+pub fn merge_for<C: zkrecipes::RecipeSet>(inputs: &[Input]) -> Result<Summary, String> {
     let Some(first) = inputs.first() else {
         return Err("nothing to merge: no result was given".into());
     };
     for input in inputs {
         accept(input, first)?;
-        check_claims(input)?;
+        check_claims::<C>(input)?;
     }
     let reference = &first.summary;
     let (Some(seed), Some(schedules)) = (reference.options.seed, reference.options.schedules)
@@ -176,7 +182,7 @@ pub fn merge(inputs: &[Input]) -> Result<Summary, String> {
 /// counted without a counterexample, a replay token that is not a token
 /// of this scenario. A merge is only as honest as its inputs; this is how
 /// it knows an edited one.
-fn check_claims(input: &Input) -> Result<(), String> {
+fn check_claims<C: zkrecipes::RecipeSet>(input: &Input) -> Result<(), String> {
     let s = &input.summary;
     let name = &input.origin;
     let edited = "was the result edited?";
@@ -188,7 +194,7 @@ fn check_claims(input: &Input) -> Result<(), String> {
         ));
     }
     if let Some(token) = s.counterexample.as_ref().and_then(|c| c.token.as_deref()) {
-        let decoded = zkcheck::token::Token::decode(token).map_err(|e| {
+        let decoded = zkcheck::token::Token::decode_as::<C>(token).map_err(|e| {
             format!("{name}: field `counterexample.token` is not a replay token: {e}")
         })?;
         let of = crate::summary::ScenarioId::of(&decoded.scenario);

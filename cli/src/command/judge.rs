@@ -72,11 +72,23 @@ fn znode(flag: &str, path: &Option<String>) -> Result<Option<String>, String> {
 }
 
 fn config(args: &JudgeArgs) -> Result<Config, String> {
+    config_of(
+        [&args.lock, &args.resource, &args.leader, &args.queue],
+        &args.marker,
+        &args.shared_marker,
+    )
+}
+
+/// The judges' configuration from the flags `--lock`, `--resource`,
+/// `--leader`, `--queue` (in that order), `--marker` and `--shared-marker`,
+/// checked once for `zkcheck judge` and `zkcheck serve --runs` alike.
+pub(crate) fn config_of(
+    [lock, resource, leader, queue]: [&Option<String>; 4],
+    marker: &[String],
+    shared_marker: &[String],
+) -> Result<Config, String> {
     let mut rules = Rules::default();
-    for (markers, kind) in [
-        (&args.marker, Kind::Exclusive),
-        (&args.shared_marker, Kind::Shared),
-    ] {
+    for (markers, kind) in [(marker, Kind::Exclusive), (shared_marker, Kind::Shared)] {
         for m in markers {
             if m.is_empty() || m.contains('/') {
                 return Err(format!(
@@ -87,10 +99,10 @@ fn config(args: &JudgeArgs) -> Result<Config, String> {
         }
     }
     Ok(Config {
-        lock: znode("--lock", &args.lock)?,
-        resource: znode("--resource", &args.resource)?,
-        leader: znode("--leader", &args.leader)?,
-        queue: znode("--queue", &args.queue)?,
+        lock: znode("--lock", lock)?,
+        resource: znode("--resource", resource)?,
+        leader: znode("--leader", leader)?,
+        queue: znode("--queue", queue)?,
         rules,
     })
 }

@@ -8,14 +8,14 @@ use zkcheck::limits::SHARD_FILE_BYTES;
 
 use serde::Deserialize;
 
-use crate::merge::{merge as combine, Input};
+use crate::merge::{merge_for as combine, Input};
 use crate::summary::{Summary, VerdictKind, FORMAT};
 
 use super::figures::print_figures;
 use super::io::{read_input, Text};
 use super::{bad_input, say, Exit, Io, MergeArgs};
 
-pub fn merge(args: &MergeArgs, io: &mut Io) -> Exit {
+pub fn merge<C: zkrecipes::RecipeSet>(args: &MergeArgs, io: &mut Io) -> Exit {
     let mut inputs = Vec::new();
     let mut stdin_read = false;
     for path in &args.files {
@@ -35,7 +35,7 @@ pub fn merge(args: &MergeArgs, io: &mut Io) -> Exit {
             Err(e) => return bad_input(io, e),
         }
     }
-    let merged = match combine(&inputs) {
+    let merged = match combine::<C>(&inputs) {
         Ok(m) => m,
         Err(e) => return bad_input(io, e),
     };

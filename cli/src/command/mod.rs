@@ -449,7 +449,7 @@ fn dispatch<C: RecipeSet>(cli: Cli, io: &mut Io) -> Exit {
     match cli.command {
         Command::Check(args) => check::check::<C>(&args, io),
         Command::Replay(args) => replay::replay::<C>(&args, io),
-        Command::Merge(args) => merge::merge(&args, io),
+        Command::Merge(args) => merge::merge::<C>(&args, io),
         Command::Compare(args) => compare::compare(&args, io),
         Command::List => list::list::<C>(io),
         // The server writes its connect string and logs to the process's

@@ -6,7 +6,6 @@ use std::fs::File;
 use std::io::BufReader;
 use std::path::Path;
 
-use zkjudge::contender::{Kind, Rules};
 use zkjudge::report::{self, Report};
 use zkjudge::run::Run;
 pub use zkjudge::verdict::Config;
@@ -59,40 +58,11 @@ pub fn page(history: &Path, config: &Config) -> Result<String, String> {
 }
 
 /// The judges' configuration from the flags, checked as `zkcheck judge`
-/// checks its own.
+/// checks its own (one function for both).
 pub fn config(args: &RunsArgs) -> Result<Config, String> {
-    let mut rules = Rules::default();
-    for (markers, kind) in [
-        (&args.marker, Kind::Exclusive),
-        (&args.shared_marker, Kind::Shared),
-    ] {
-        for m in markers {
-            if m.is_empty() || m.contains('/') {
-                return Err(format!(
-                    "marker {m:?}: a contender name's part before its sequence number, like lock-"
-                ));
-            }
-            rules = rules.with(m, kind);
-        }
-    }
-    Ok(Config {
-        lock: znode("--lock", &args.lock)?,
-        resource: znode("--resource", &args.resource)?,
-        leader: znode("--leader", &args.leader)?,
-        queue: znode("--queue", &args.queue)?,
-        rules,
-    })
-}
-
-fn znode(flag: &str, path: &Option<String>) -> Result<Option<String>, String> {
-    let Some(p) = path else { return Ok(None) };
-    let fine = p == "/"
-        || (p.starts_with('/') && !p.ends_with('/') && !p[1..].split('/').any(str::is_empty));
-    if fine {
-        Ok(Some(p.clone()))
-    } else {
-        Err(format!(
-            "{flag} {p:?}: a znode path is absolute, like /app/lock, with no trailing or double slash"
-        ))
-    }
+    crate::command::judge::config_of(
+        [&args.lock, &args.resource, &args.leader, &args.queue],
+        &args.marker,
+        &args.shared_marker,
+    )
 }
