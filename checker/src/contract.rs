@@ -16,8 +16,9 @@
 //! were emitted but judged wrong (a fence that is not the granting node's
 //! czxid) is not vacuous: it fails (`owner`, `fenced-mutex`).
 
-use crate::monitor::{Property, Tally};
-use crate::scenario::{property_name, Scenario};
+use crate::monitor::catalogue::{awaited, property_name};
+use crate::monitor::Tally;
+use crate::scenario::Scenario;
 
 /// The hard checks of `scenario` that no explored run gave anything to
 /// judge, each with the event it waited for; empty when every one judged
@@ -29,24 +30,11 @@ pub fn unjudged<C: zksim::Client>(scenario: &Scenario<C>, figures: &Tally) -> Ve
     }
     let mut out = Vec::new();
     for &p in &scenario.hard {
-        let missing = match p {
-            Property::FencedExclusion
-                if figures.accepted_writes == 0 && figures.stale_writes == 0 =>
-            {
-                Some(
-                    "`ResourceWrite { fence }` (the holder's writes to the protected resource; \
-                     zkrecipes::lock::rounds::Rounds emits one when the lock is acquired and one \
-                     at the end of the hold)",
-                )
-            }
-            Property::Election if figures.elections == 0 => {
-                Some("`Elected` (a client coming to believe it leads)")
-            }
-            Property::QueueSafety if figures.offered == 0 => {
-                Some("`Offered { item }` (a producer's item put on the queue)")
-            }
-            _ => None,
-        };
+        // The catalogue's event contract: the event the check waits for,
+        // and whether the figures show some run emitted it.
+        let missing = awaited(p)
+            .filter(|awaited| !(awaited.seen)(figures))
+            .map(|awaited| awaited.event);
         if let Some(event) = missing {
             out.push(format!(
                 "the hard check `{}` judged nothing: no run of {} emitted {event}, so it could \

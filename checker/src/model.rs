@@ -309,3 +309,128 @@ impl<C: RecipeSet> Model<C> {
         self.aiming.as_deref().map_or(&EMPTY, |a| &a.roles)
     }
 }
+
+/// Passing monitors over steps they do not read, and skipping steps no
+/// monitor reads, changes nothing along real runs (`monitor/set/tests.rs`
+/// says why and checks it on hand-made views); and the model shows its
+/// set exactly the steps that concern it.
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::sync::Arc;
+
+    use rand::{RngExt, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    use super::*;
+    use crate::monitor::set::tests::{EveryMonitor, Seen};
+    use crate::monitor::{Custom, Monitor, StepLog, View};
+
+    /// Steps per run, and runs per scenario.
+    const STEPS: usize = 300;
+    const SEEDS: u64 = 12;
+
+    fn run(scenario: &Scenario, seed: u64, seen: &mut Seen) {
+        let mut start = Vec::new();
+        let mut model = Model::with_start_log(scenario, &mut start);
+        // Every monitor, whatever the scenario asks for.
+        let mut every = EveryMonitor::new(scenario.family(), &scenario.root);
+        every.observe(&model.world, &start);
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let (mut events, mut log) = (Vec::new(), Vec::new());
+        for _ in 0..STEPS {
+            events.clear();
+            model.enabled(&mut events);
+            if events.is_empty() {
+                break;
+            }
+            let event = events[rng.random_range(0..events.len())].clone();
+            let before = Arc::clone(&model.monitors);
+            let sessions = model.world.next_session_id();
+            let verdict = model.step(&event, &mut log);
+            let sessions_moved = model.world.next_session_id() != sessions;
+            let world = &model.world;
+            every.pass_or_observe(world, &log, sessions_moved, seen);
+            let concerned = before.concerns(&log, sessions_moved);
+            // The model shows its set the steps that concern it, and only those
+            // (`before` shares the set, so showing it a step copies it).
+            assert_eq!(Arc::ptr_eq(&before, &model.monitors), !concerned);
+            if !concerned {
+                // Showing the set the step it was spared must change nothing.
+                let mut shown = (*before).clone();
+                assert!(shown.observe(world, &log).is_ok());
+                assert_eq!(format!("{shown:?}"), format!("{before:?}"));
+                seen.skipped += 1;
+            }
+            if verdict.is_err() {
+                break;
+            }
+        }
+    }
+
+    #[test]
+    fn monitors_passed_over_a_step_end_as_if_shown_it() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
+        let mut files: Vec<_> = [dir.clone(), dir.join("seeds")]
+            .iter()
+            .flat_map(|d| std::fs::read_dir(d).expect("scenarios/ lists"))
+            .map(|entry| entry.expect("a directory entry").path())
+            .filter(|path| path.extension().is_some_and(|e| e == "toml"))
+            .collect();
+        files.sort();
+        assert!(files.len() > 30, "the shipped scenarios are found");
+        let mut seen = Seen::default();
+        for file in &files {
+            let scenario = Scenario::from_file(file).expect("a shipped scenario loads");
+            for seed in 0..SEEDS {
+                run(&scenario, seed, &mut seen);
+            }
+        }
+        // The comparisons above ran, on steps that started sessions too.
+        assert!(seen.passes > 10_000, "{} passes", seen.passes);
+        assert!(seen.passes_with_new_session > 0);
+        assert!(seen.skipped > 1_000, "{} skipped steps", seen.skipped);
+    }
+
+    /// A user's monitor that counts the steps it is shown.
+    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+    struct StepCounter(usize);
+
+    impl Monitor for StepCounter {
+        fn observe<V: View + ?Sized>(&mut self, _: &V, _: &StepLog) -> Result<(), Violation> {
+            self.0 += 1;
+            Ok(())
+        }
+    }
+
+    /// A user's monitor may read anything at any step (it does not say
+    /// otherwise): with one in the set, no step is skipped.
+    #[test]
+    fn a_users_monitor_is_shown_every_step() {
+        let mut scenario = Scenario::lock("sequential", 3);
+        scenario.monitors.push(Custom::new(StepCounter(0)));
+        let mut model = Model::new(&scenario);
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        let (mut events, mut log) = (Vec::new(), Vec::new());
+        let mut steps = 0;
+        while steps < STEPS {
+            events.clear();
+            model.enabled(&mut events);
+            if events.is_empty() {
+                break;
+            }
+            let event = events[rng.random_range(0..events.len())].clone();
+            model
+                .step(&event, &mut log)
+                .expect("the sequential lock holds");
+            steps += 1;
+        }
+        assert!(steps > 50);
+        // Shown the start, then every step.
+        let counted = format!("{:?}", model.monitors);
+        assert!(
+            counted.contains(&format!("StepCounter({})", steps + 1)),
+            "{counted} after {steps} steps"
+        );
+    }
+}

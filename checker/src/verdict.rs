@@ -210,12 +210,10 @@ fn seeded(strategy: StrategyKind) -> bool {
 /// once nothing more will happen) rather than each step: `liveness` (every
 /// asker acquires), `leaks` (nothing left behind), `queue` (every offered
 /// item taken), `election` (a leader emerges). A run the clock cut was
-/// never at its end, so these checks judged nothing there.
+/// never at its end, so these checks judged nothing there. The catalogue
+/// says which ([`crate::monitor::catalogue::PropertySpec::judges_end`]).
 pub fn judges_end(p: Property) -> bool {
-    matches!(
-        p,
-        Property::Liveness | Property::NoLeaks | Property::QueueSafety | Property::Election
-    )
+    crate::monitor::catalogue::judges_end(p)
 }
 
 /// The hard checks that judge a run's end (by their scenario names), for

@@ -20,7 +20,7 @@ use std::fmt::Write as _;
 use rayon::prelude::*;
 use zksim::FaultBudget;
 
-use zkcheck::monitor::{Property, Tally};
+use zkcheck::monitor::Tally;
 use zkcheck::progress::Progress;
 use zkcheck::scenario::{Invalid, Scenario};
 use zkcheck::timing::{run_timed_until, TimeFigures, Timing};
@@ -157,14 +157,9 @@ pub fn scenario_timed(recipe: &str, clients: usize, faults: bool, timing: Timing
     s.ensemble.servers = 1;
     s.timing = timing;
     s.hard = Vec::new();
-    s.report = vec![
-        Property::MutualExclusion,
-        Property::FencedExclusion,
-        Property::Fifo,
-        Property::NoHerd,
-        Property::Liveness,
-        Property::NoLeaks,
-    ];
+    // Every property a lock can be judged on that counts something
+    // (mutex, fenced-mutex, fifo, herd, liveness, leaks), in catalogue order.
+    s.report = zkcheck::monitor::catalogue::measured(zkrecipes::Family::Lock);
     run_bounds(&mut s);
     if faults {
         s.faults = FaultBudget {

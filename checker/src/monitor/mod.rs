@@ -14,7 +14,9 @@ use zksim::Happening;
 /// One step's history.
 pub type StepLog = [Happening<AppEvent>];
 
-/// Every property zkcheck can judge, by the name scenarios use.
+/// Every property zkcheck can judge. What the checker knows of each
+/// built-in one (its names, what it reads, the families it fits) is its
+/// entry in [`catalogue::CATALOGUE`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Property {
     /// `mutex`: never two clients that both believe they hold the lock.
@@ -47,15 +49,22 @@ pub enum Property {
     /// A user-defined [`Monitor`]'s property, by its name
     /// ([`crate::check::Check::monitor`]); never named in scenario files.
     Custom(&'static str),
+    /// A property that exists only in this crate's unit tests, listed in
+    /// no catalogue but the toy one of `catalogue`'s tests: what a new
+    /// property is before its entry is written.
+    #[cfg(test)]
+    #[doc(hidden)]
+    Toy,
 }
 
 impl Property {
     /// Whether this property's monitor counts something for the figures
     /// (overlaps, wakeups, leaked nodes, ...). `owner` and `asked` only
     /// judge: where a scenario neither makes them hard nor reports them,
-    /// running them would produce nothing anyone reads.
+    /// running them would produce nothing anyone reads
+    /// ([`catalogue::PropertySpec::has_figures`]).
     pub fn has_figures(self) -> bool {
-        !matches!(self, Property::Owner | Property::AcquiredOnlyWhenAsked)
+        catalogue::has_figures(self)
     }
 }
 
@@ -114,6 +123,7 @@ pub trait Monitor: Clone + Hash + Eq + Debug + Send + Sync + 'static {
 }
 
 pub mod asked;
+pub mod catalogue;
 pub mod custom;
 pub mod election;
 pub mod fenced;

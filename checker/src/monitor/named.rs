@@ -1,8 +1,9 @@
 //! A [`Property`] as text, for machine-readable results (`check --json`,
-//! `merge`): the built-in properties by the names scenarios use (`mutex`,
-//! `no-panic`, …), a user's invariant as `always:<name>` and a user's
-//! monitor as `custom:<name>` (built-in names never hold a `:`, so the
-//! three never collide).
+//! `merge`): the built-in properties by their catalogue JSON names
+//! ([`super::catalogue::PropertySpec::json_name`]: `mutex`, `no-panic`,
+//! …), a user's invariant as `always:<name>` and a user's monitor as
+//! `custom:<name>` (built-in names never hold a `:`, a catalogue test
+//! keeps it so, so the three never collide).
 //!
 //! `Always` and `Custom` hold `&'static str` because code names them with
 //! literals; a name read back from a file is interned: each distinct name
@@ -13,8 +14,8 @@ use std::sync::{Mutex, OnceLock};
 
 use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 
+use super::catalogue;
 use super::Property;
-use crate::scenario::{property_by_name, property_name};
 
 const ALWAYS: &str = "always:";
 const CUSTOM: &str = "custom:";
@@ -24,7 +25,9 @@ pub fn result_name(p: Property) -> String {
     match p {
         Property::Always(name) => format!("{ALWAYS}{name}"),
         Property::Custom(name) => format!("{CUSTOM}{name}"),
-        p => property_name(p).to_string(),
+        p => catalogue::json_name(p)
+            .unwrap_or(catalogue::property_name(p))
+            .to_string(),
     }
 }
 
@@ -36,10 +39,7 @@ pub fn from_result_name(name: &str) -> Option<Property> {
     if let Some(n) = name.strip_prefix(CUSTOM) {
         return Some(Property::Custom(intern(n)));
     }
-    if name == property_name(Property::NoPanic) {
-        return Some(Property::NoPanic);
-    }
-    property_by_name(name)
+    catalogue::by_json_name(name)
 }
 
 /// The one `&'static` copy of `name`.
@@ -77,7 +77,7 @@ impl<'de> Deserialize<'de> for Property {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::ALL_PROPERTIES;
+    use crate::monitor::catalogue::ALL_PROPERTIES;
 
     #[test]
     fn every_property_round_trips_through_its_name() {

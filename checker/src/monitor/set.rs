@@ -1,8 +1,9 @@
 //! Every monitor a run needs, behind one value that lives in the explored state.
 //!
-//! A set runs every monitor that fits the recipe's family (lock families get
-//! exclusion, fencing, FIFO, herd, liveness and leaks; queues and elections
-//! their own), plus any other property a scenario names, so that figures are
+//! A set runs every monitor that fits the recipe's family (the catalogue's
+//! [`catalogue::PropertySpec::applies_to`]: lock families get exclusion,
+//! fencing, FIFO, herd, liveness and leaks; queues and elections their
+//! own), plus any other property a scenario names, so that figures are
 //! always complete. Monitors that only judge and count nothing (`owner`,
 //! `asked`: [`Property::has_figures`]) run only when the scenario makes
 //! their property hard or reports it. Only *hard* properties stop a run;
@@ -22,6 +23,7 @@ use zksim::rename::Renaming;
 use zksim::{Client, ClientId, World};
 
 use super::asked::AskedMonitor;
+use super::catalogue;
 use super::custom::Custom;
 use super::election::ElectionMonitor;
 use super::fenced::FencedMonitor;
@@ -263,14 +265,7 @@ impl MonitorSet {
         hard: &[Property],
         report: &[Property],
     ) -> Self {
-        let is_lock = matches!(family, Family::Lock | Family::RwLock);
-        let by_family = |p: Property| match p {
-            Property::QueueSafety => family == Family::Queue,
-            Property::Election => family == Family::Election,
-            Property::NoLeaks | Property::Liveness => true,
-            Property::Owner | Property::FencedExclusion => is_lock || family == Family::Election,
-            _ => is_lock,
-        };
+        let by_family = |p: Property| catalogue::applies_to(p, family);
         let is_hard = |p: Property| hard.contains(&p);
         MonitorSet {
             hard: hard.to_vec(),
@@ -495,5 +490,7 @@ impl MonitorSet {
     }
 }
 
+/// Tests, and what the model's tests need to run every monitor along
+/// real runs ([`tests::EveryMonitor`]).
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

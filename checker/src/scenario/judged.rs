@@ -14,9 +14,10 @@
 use zkrecipes::{Family, RecipeSet};
 
 use crate::aim::{Role, Target, ROLES};
+use crate::monitor::catalogue::{family_name, property_name};
 use crate::monitor::Property;
 
-use super::{family_name, property_name, Scenario};
+use super::Scenario;
 
 /// What the rule needs to know of a scenario's clients.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -21,6 +21,11 @@ use crate::aim::{Aims, Target};
 use crate::invariant::Invariant;
 use crate::monitor::{Custom, Property};
 
+/// The property catalogue's lookups by the names they had here (a
+/// scenario names its checks, and its recipe's family, through them).
+pub use crate::monitor::catalogue::{
+    applies_to, default_checks, family_name, property_by_name, property_name, ALL_PROPERTIES,
+};
 pub use groups::{ClientGroup, Member};
 pub use parse::{timing_from_file, ScenarioError};
 
@@ -256,6 +261,7 @@ impl<C: RecipeSet> Scenario<C> {
     }
 
     fn named(recipe: &str, clients: usize) -> Self {
+        let (hard, report) = default_checks(Family::Lock);
         Scenario {
             name: format!("{recipe}-{clients}"),
             recipe: recipe.to_string(),
@@ -268,8 +274,8 @@ impl<C: RecipeSet> Scenario<C> {
             aims: Aims::default(),
             pins: Vec::new(),
             parents: Vec::new(),
-            hard: vec![Property::MutualExclusion],
-            report: vec![Property::Fifo, Property::NoHerd, Property::Liveness],
+            hard,
+            report,
             explore: ExploreDefaults::default(),
             timing: crate::timing::Timing::default(),
             always: Vec::new(),
@@ -481,11 +487,7 @@ impl<C: RecipeSet> Scenario<C> {
             }
             seen.push(p);
             if !applies_to(p, family) {
-                let fits: Vec<_> = ALL_PROPERTIES
-                    .iter()
-                    .filter(|&&q| applies_to(q, family))
-                    .map(|&q| property_name(q))
-                    .collect();
+                let fits = crate::monitor::catalogue::checks_for(family);
                 return Err(format!(
                     "`checks.{list}` names `{}`, which does not apply to recipe `{}` (a {} \
                      recipe); checks for it: {}",
@@ -715,95 +717,7 @@ pub(crate) fn no_control_characters(field: &str, text: &str) -> Result<(), Strin
     }
 }
 
-/// A family's default checks, hard and reported: what [`Scenario::of_recipe`]
-/// (and so [`crate::check::Check::new`]) starts from. A lock judges `mutex`
-/// and measures `fifo`, `herd` and `liveness`; an election judges
-/// `election`, a queue `queue`, each measuring `liveness`.
-pub fn default_checks(family: Family) -> (Vec<Property>, Vec<Property>) {
-    match family {
-        Family::Lock | Family::RwLock => (
-            vec![Property::MutualExclusion],
-            vec![Property::Fifo, Property::NoHerd, Property::Liveness],
-        ),
-        Family::Election => (vec![Property::Election], vec![Property::Liveness]),
-        Family::Queue => (vec![Property::QueueSafety], vec![Property::Liveness]),
-    }
-}
-
 /// Every registered recipe name, comma-separated (for error messages).
 pub fn known_recipes() -> String {
     AnyRecipe::names().join(", ")
-}
-
-/// The name a scenario uses for a property.
-pub fn property_name(p: Property) -> &'static str {
-    match p {
-        Property::MutualExclusion => "mutex",
-        Property::FencedExclusion => "fenced-mutex",
-        Property::Fifo => "fifo",
-        Property::NoHerd => "herd",
-        Property::Liveness => "liveness",
-        Property::NoLeaks => "leaks",
-        Property::QueueSafety => "queue",
-        Property::Election => "election",
-        Property::NoPanic => "no-panic",
-        Property::AcquiredOnlyWhenAsked => "asked",
-        Property::Owner => "owner",
-        Property::Always(name) | Property::Custom(name) => name,
-    }
-}
-
-/// Whether a property can be judged on a recipe of `family`: lock
-/// properties read `Requested`/`Acquired`, queue safety `Offered`/`Taken`,
-/// election `Elected`/`Abdicated`; leaks, liveness and no-panic apply to
-/// every recipe, fencing and ownership to locks and elections.
-pub fn applies_to(p: Property, family: Family) -> bool {
-    match p {
-        Property::QueueSafety => family == Family::Queue,
-        Property::Election => family == Family::Election,
-        // Every recipe asks and finishes, and may leave nodes or panic.
-        Property::NoLeaks | Property::NoPanic | Property::Liveness => true,
-        Property::MutualExclusion
-        | Property::Fifo
-        | Property::NoHerd
-        | Property::AcquiredOnlyWhenAsked => matches!(family, Family::Lock | Family::RwLock),
-        // A user's invariant or monitor is over the world: any recipe.
-        Property::Always(_) | Property::Custom(_) => true,
-        // A holder or a leader believes, and writes, through a node of its
-        // own session under a fence.
-        Property::FencedExclusion | Property::Owner => {
-            matches!(family, Family::Lock | Family::RwLock | Family::Election)
-        }
-    }
-}
-
-/// A family's name as `zkcheck list` prints it.
-pub fn family_name(family: Family) -> &'static str {
-    match family {
-        Family::Lock => "lock",
-        Family::RwLock => "rwlock",
-        Family::Queue => "queue",
-        Family::Election => "election",
-    }
-}
-
-/// Every property, in the order scenarios list them.
-pub const ALL_PROPERTIES: [Property; 10] = [
-    Property::MutualExclusion,
-    Property::FencedExclusion,
-    Property::Fifo,
-    Property::NoHerd,
-    Property::Liveness,
-    Property::NoLeaks,
-    Property::QueueSafety,
-    Property::Election,
-    Property::AcquiredOnlyWhenAsked,
-    Property::Owner,
-];
-
-/// The property a scenario name stands for.
-pub fn property_by_name(name: &str) -> Option<Property> {
-    ALL_PROPERTIES
-        .into_iter()
-        .find(|&p| property_name(p) == name)
 }

@@ -12,11 +12,10 @@ use zkrecipes::{RecipeSet, Workload};
 use zksim::{FaultBudget, Tick};
 
 use crate::aim::{Aims, Role, Target, ROLES};
+use crate::monitor::catalogue::{property_by_name, property_name, scenario_names};
 
 use super::groups::{self, ClientGroup};
-use super::{
-    property_by_name, property_name, Ensemble, ExploreDefaults, Invalid, Scenario, ALL_PROPERTIES,
-};
+use super::{Ensemble, ExploreDefaults, Invalid, Scenario};
 
 /// Why a scenario could not be loaded.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -361,7 +360,7 @@ fn parse_and_check<C: RecipeSet>(
         list.iter()
             .map(|name| {
                 property_by_name(name.get_ref()).ok_or_else(|| {
-                    let known: Vec<_> = ALL_PROPERTIES.iter().map(|&p| property_name(p)).collect();
+                    let known = scenario_names();
                     at(
                         Some(name.span()),
                         format!(

@@ -67,7 +67,7 @@ use zksim::world::footprint::{Footprint, Layout, MONITORS};
 use zksim::{Event, Happening};
 
 use crate::model::Model;
-use crate::monitor::Property;
+use crate::monitor::{catalogue, Property};
 use crate::scenario::Scenario;
 
 /// Partial-order reduction for one scenario.
@@ -120,8 +120,11 @@ pub fn decide<C: RecipeSet>(scenario: &Scenario<C>, root: &Model<C>) -> Result<P
     let deliveries_observed = scenario
         .hard
         .iter()
-        .any(|p| matches!(p, Property::NoHerd | Property::QueueSafety));
-    let tree_observed = scenario.hard.contains(&Property::Owner);
+        .any(|&p| catalogue::reads_every_delivery(p));
+    let tree_observed = scenario
+        .hard
+        .iter()
+        .any(|&p| catalogue::reads_leader_tree(p));
     Ok(Por {
         layout,
         deliveries_observed,

@@ -4,37 +4,59 @@
 //! happening ([`Monitor::READS`]) and passes the others over it
 //! ([`Monitor::pass`]); a step no monitor reads and that starts no session
 //! is not shown to the set at all ([`MonitorSet::concerns`]). Both are
-//! speed-ups that must not change a verdict or a figure: here every
-//! monitor, present or not in the scenario's own set, is run along random
-//! runs of every shipped scenario, and on each step it does not read it
-//! is both shown the step and passed over it — the two must end equal,
-//! what is only measured included (compared through `Debug`).
+//! speed-ups that must not change a verdict or a figure: every monitor,
+//! present or not in a scenario's own set ([`EveryMonitor`]), is shown
+//! each step it does not read and passed over it too — the two must end
+//! equal, what is only measured included (compared through `Debug`).
+//! Here on hand-made views; along random runs of every shipped scenario in
+//! the model's tests (`crate::model`), which build worlds from scenarios
+//! (the monitors sit below the scenario layer and do not).
 
 use std::any::type_name;
-use std::path::Path;
-use std::sync::Arc;
-
-use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 
 use super::*;
-use crate::model::Model;
-use crate::scenario::Scenario;
 use zksim::Happening;
 
-/// Steps per run, and runs per scenario.
-const STEPS: usize = 300;
-const SEEDS: u64 = 12;
-
-/// What the runs exercised, so that the test cannot pass by seeing nothing.
+/// What the runs exercised, so that a test cannot pass by seeing nothing.
 #[derive(Default)]
-struct Seen {
+pub(crate) struct Seen {
     /// Monitors passed over a step (and compared).
-    passes: usize,
+    pub passes: usize,
     /// Of those, passes on a step that started a session.
-    passes_with_new_session: usize,
+    pub passes_with_new_session: usize,
     /// Steps the scenario's own set was not shown.
-    skipped: usize,
+    pub skipped: usize,
+}
+
+/// Every built-in monitor, whatever a scenario asks for.
+pub(crate) struct EveryMonitor(Monitors);
+
+impl EveryMonitor {
+    pub fn new(family: Family, root: &str) -> Self {
+        EveryMonitor(Monitors::of(family, root, |_| true))
+    }
+
+    /// Show every monitor the step (the world's start, say).
+    pub fn observe<V: View + ?Sized>(&mut self, world: &V, step: &StepLog) {
+        self.0.observe(world, step, Kinds::ALL, &mut Vec::new());
+    }
+
+    /// [`pass_or_observe`] for each monitor.
+    pub fn pass_or_observe<V: View + ?Sized>(
+        &mut self,
+        world: &V,
+        step: &StepLog,
+        sessions_moved: bool,
+        seen: &mut Seen,
+    ) {
+        each!(&mut self.0, as_mut, |m| pass_or_observe(
+            m,
+            world,
+            step,
+            sessions_moved,
+            seen
+        ));
+    }
 }
 
 /// `m` on `step`: when it does not read the step, shown it and passed over
@@ -68,74 +90,6 @@ fn pass_or_observe<M: Monitor, V: View + ?Sized>(
     seen.passes_with_new_session += usize::from(sessions_moved);
 }
 
-fn run(scenario: &Scenario, seed: u64, seen: &mut Seen) {
-    let mut start = Vec::new();
-    let mut model = Model::with_start_log(scenario, &mut start);
-    // Every monitor, whatever the scenario asks for.
-    let mut every = Monitors::of(scenario.family(), &scenario.root, |_| true);
-    every.observe(&model.world, &start, Kinds::ALL, &mut Vec::new());
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let (mut events, mut log) = (Vec::new(), Vec::new());
-    for _ in 0..STEPS {
-        events.clear();
-        model.enabled(&mut events);
-        if events.is_empty() {
-            break;
-        }
-        let event = events[rng.random_range(0..events.len())].clone();
-        let before = Arc::clone(&model.monitors);
-        let sessions = model.world.next_session_id();
-        let verdict = model.step(&event, &mut log);
-        let sessions_moved = model.world.next_session_id() != sessions;
-        let world = &model.world;
-        each!(&mut every, as_mut, |m| pass_or_observe(
-            m,
-            world,
-            &log,
-            sessions_moved,
-            seen
-        ));
-        let concerned = before.concerns(&log, sessions_moved);
-        // The model shows its set the steps that concern it, and only those
-        // (`before` shares the set, so showing it a step copies it).
-        assert_eq!(Arc::ptr_eq(&before, &model.monitors), !concerned);
-        if !concerned {
-            // Showing the set the step it was spared must change nothing.
-            let mut shown = (*before).clone();
-            assert!(shown.observe(world, &log).is_ok());
-            assert_eq!(format!("{shown:?}"), format!("{before:?}"));
-            seen.skipped += 1;
-        }
-        if verdict.is_err() {
-            break;
-        }
-    }
-}
-
-#[test]
-fn monitors_passed_over_a_step_end_as_if_shown_it() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
-    let mut files: Vec<_> = [dir.clone(), dir.join("seeds")]
-        .iter()
-        .flat_map(|d| std::fs::read_dir(d).expect("scenarios/ lists"))
-        .map(|entry| entry.expect("a directory entry").path())
-        .filter(|path| path.extension().is_some_and(|e| e == "toml"))
-        .collect();
-    files.sort();
-    assert!(files.len() > 30, "the shipped scenarios are found");
-    let mut seen = Seen::default();
-    for file in &files {
-        let scenario = Scenario::from_file(file).expect("a shipped scenario loads");
-        for seed in 0..SEEDS {
-            run(&scenario, seed, &mut seen);
-        }
-    }
-    // The comparisons above ran, on steps that started sessions too.
-    assert!(seen.passes > 10_000, "{} passes", seen.passes);
-    assert!(seen.passes_with_new_session > 0);
-    assert!(seen.skipped > 1_000, "{} skipped steps", seen.skipped);
-}
-
 /// A monitor passed over a step in which a client's session changed
 /// learns the new session as it would have had it been shown the step
 /// (random runs change sessions in steps most of these monitors read, so
@@ -144,18 +98,12 @@ fn monitors_passed_over_a_step_end_as_if_shown_it() {
 fn a_monitor_passed_over_a_step_learns_new_sessions() {
     use crate::monitor::testkit::{req, FakeView};
     let mut view = FakeView::new(3);
-    let mut every = Monitors::of(Family::Lock, "/lock", |_| true);
-    every.observe(&view, &[req(0), req(1)], Kinds::ALL, &mut Vec::new());
+    let mut every = EveryMonitor::new(Family::Lock, "/lock");
+    every.observe(&view, &[req(0), req(1)]);
     // Client 1 reopens: a session the monitors have not seen.
     view.sessions[1] = 2000;
     let mut seen = Seen::default();
-    each!(&mut every, as_mut, |m| pass_or_observe(
-        m,
-        &view,
-        &[],
-        true,
-        &mut seen
-    ));
+    every.pass_or_observe(&view, &[], true, &mut seen);
     // mutex, fenced, fifo, herd, leaks and liveness do not read an empty step.
     assert_eq!(seen.passes, 6);
 }
@@ -190,46 +138,4 @@ fn a_new_session_or_a_violation_at_start_concerns_the_set() {
         explanation: "found while the world started".into(),
     });
     assert!(set.concerns(&taken, false));
-}
-
-/// A user's monitor that counts the steps it is shown.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-struct StepCounter(usize);
-
-impl Monitor for StepCounter {
-    fn observe<V: View + ?Sized>(&mut self, _: &V, _: &StepLog) -> Result<(), Violation> {
-        self.0 += 1;
-        Ok(())
-    }
-}
-
-/// A user's monitor may read anything at any step (it does not say
-/// otherwise): with one in the set, no step is skipped.
-#[test]
-fn a_users_monitor_is_shown_every_step() {
-    let mut scenario = Scenario::lock("sequential", 3);
-    scenario.monitors.push(Custom::new(StepCounter(0)));
-    let mut model = Model::new(&scenario);
-    let mut rng = ChaCha8Rng::seed_from_u64(7);
-    let (mut events, mut log) = (Vec::new(), Vec::new());
-    let mut steps = 0;
-    while steps < STEPS {
-        events.clear();
-        model.enabled(&mut events);
-        if events.is_empty() {
-            break;
-        }
-        let event = events[rng.random_range(0..events.len())].clone();
-        model
-            .step(&event, &mut log)
-            .expect("the sequential lock holds");
-        steps += 1;
-    }
-    assert!(steps > 50);
-    // Shown the start, then every step.
-    let counted = format!("{:?}", model.monitors.custom[0]);
-    assert!(
-        counted.contains(&format!("StepCounter({})", steps + 1)),
-        "{counted} after {steps} steps"
-    );
 }
