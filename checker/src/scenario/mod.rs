@@ -11,6 +11,7 @@ pub mod judged;
 mod parse;
 #[cfg(test)]
 mod refusals;
+mod timing;
 
 use serde::{Deserialize, Serialize};
 use zkrecipes::registry::{self, RecipeInfo};
@@ -23,6 +24,7 @@ use crate::monitor::{Custom, Property};
 
 pub use groups::{ClientGroup, Member};
 pub use parse::{timing_from_file, ScenarioError};
+pub use timing::Timing;
 
 /// A validated scenario over the recipes of type `C`: the registered ones
 /// ([`AnyRecipe`], what TOML files and the CLI use) or one recipe type of
@@ -58,7 +60,7 @@ pub struct Scenario<C: zksim::Client = AnyRecipe> {
     pub report: Vec<Property>,
     pub explore: ExploreDefaults,
     /// The timing model of timed runs (`[timing]`; `compare` uses it).
-    pub timing: crate::timing::Timing,
+    pub timing: Timing,
     /// Invariants of the user's over the world, judged (hard) after every
     /// step. Code, not data: a scenario file or token never carries them.
     pub always: Vec<Invariant<C>>,
@@ -271,7 +273,7 @@ impl<C: RecipeSet> Scenario<C> {
             hard: vec![Property::MutualExclusion],
             report: vec![Property::Fifo, Property::NoHerd, Property::Liveness],
             explore: ExploreDefaults::default(),
-            timing: crate::timing::Timing::default(),
+            timing: Timing::default(),
             always: Vec::new(),
             monitors: Vec::new(),
         }
