@@ -7,9 +7,9 @@
 //! - [`scenario`]: what to run (recipe, clients, ensemble, faults, checks);
 //!   [`aim`]: faults aimed at a client or a role.
 //! - [`model`]: the explored state, world + monitors.
-//! - [`run`]: one run driven by a [`run::Chooser`]; [`explore::random::run_random`].
+//! - [`run`]: one run driven by an [`explore::Chooser`]; [`explore::random::run_random`].
 //! - [`explore`]: the search strategies (random, PCT, BFS/DFS) behind one
-//!   trait, and replay; [`timing`]: timed runs (the model `compare` uses).
+//!   trait, and replay.
 //! - [`monitor`]: the properties and their monitors.
 //! - [`shrink`], [`trace`], [`token`], [`counterexample`]: from a failure
 //!   to a short, readable, replayable counterexample.
@@ -35,7 +35,6 @@ pub mod scenario;
 pub mod schedule;
 pub mod shrink;
 pub mod stop;
-pub mod timing;
 pub mod token;
 pub mod trace;
 pub mod verdict;

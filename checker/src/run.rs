@@ -6,28 +6,12 @@
 use zkrecipes::{AnyRecipe, AppEvent, RecipeSet};
 use zksim::{Event, Fault, Happening};
 
+use crate::explore::chooser::Chooser;
 use crate::model::Model;
 use crate::monitor::tally::Tally;
 use crate::monitor::Violation;
 use crate::scenario::Scenario;
 use crate::schedule::{is_injected_fault, Schedule};
-
-/// Picks the next event of a run over recipe type `C`.
-pub trait Chooser<C: RecipeSet = AnyRecipe> {
-    /// Index of the event to take among `enabled` (never empty), or `None`
-    /// to stop the run here without judging its end (a replayed schedule
-    /// ran out).
-    fn choose(&mut self, model: &Model<C>, enabled: &[Event]) -> Option<usize>;
-
-    /// A fault this chooser never picks, whatever the state: the run loop
-    /// leaves it out of the list it offers ([`Model::enabled_where`]), so
-    /// it is not even checked. Leaving it out must not change which event
-    /// the chooser picks, nor whether a state ends the run (a `Heal`, which
-    /// keeps a run going, is never left out).
-    fn passes_over(&self, _fault: &Fault) -> bool {
-        false
-    }
-}
 
 /// What one seeded run found (the contract `compare` relies on).
 #[derive(Clone, Debug)]
@@ -197,8 +181,10 @@ where
 
 /// The run is over in this terminal state (`enabled` is what it allows):
 /// judge its end. A state that is terminal only because of the step bound
-/// ends the run as [`Ending::StepBound`].
-pub(crate) fn conclude<C: RecipeSet>(
+/// ends the run as [`Ending::StepBound`]. Public for a driver that steps a
+/// run its own way (the front end's timed runs) and must end it as
+/// [`drive`] does.
+pub fn conclude<C: RecipeSet>(
     mut model: Model<C>,
     enabled: &[Event],
     schedule: Schedule,

@@ -13,6 +13,7 @@
 //! change makes the schedule shorter, or as long with lexicographically
 //! smaller indices, so shrinking ends, and it is deterministic.
 
+use crate::explore::candidate::AlternativesRecorder;
 use crate::explore::replay::EventChooser;
 use crate::monitor::{Property, Violation};
 use crate::run::drive;
@@ -143,11 +144,8 @@ impl<C: RecipeSet> Shrinker<'_, C> {
         // The lower-index alternatives of each step of the current schedule.
         let mut alternatives: Vec<Vec<Event>> = Vec::new();
         {
-            let mut chooser = AlternativesRecorder {
-                events: &self.schedule.events,
-                next: 0,
-                out: &mut alternatives,
-            };
+            let mut chooser =
+                AlternativesRecorder::new(&self.schedule.events, ALTERNATIVES, &mut alternatives);
             drive(self.scenario, &mut chooser, |_, _, _| {});
         }
         for (step, alts) in alternatives.into_iter().enumerate() {
@@ -164,25 +162,6 @@ impl<C: RecipeSet> Shrinker<'_, C> {
             }
         }
         changed
-    }
-}
-
-/// Replays a schedule strictly and records, per step, the events with a
-/// lower index than the one taken.
-struct AlternativesRecorder<'a> {
-    events: &'a [Event],
-    next: usize,
-    out: &'a mut Vec<Vec<Event>>,
-}
-
-impl<C: RecipeSet> crate::run::Chooser<C> for AlternativesRecorder<'_> {
-    fn choose(&mut self, _: &crate::model::Model<C>, enabled: &[Event]) -> Option<usize> {
-        let event = self.events.get(self.next)?;
-        self.next += 1;
-        let i = enabled.iter().position(|e| e == event)?;
-        self.out
-            .push(enabled[..i].iter().take(ALTERNATIVES).cloned().collect());
-        Some(i)
     }
 }
 

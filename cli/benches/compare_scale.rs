@@ -14,8 +14,8 @@ static ALLOCATOR: zkcheck_cli::allocator::Mimalloc = zkcheck_cli::allocator::Mim
 
 use std::time::Instant;
 
-use zkcheck::timing::run_timed;
 use zkcheck_cli::compare::{scenario, HEADLINE};
+use zkcheck_cli::timing::run_timed;
 
 /// This thread's user + system CPU time in seconds (Linux), if readable:
 /// steadier than wall time on a shared machine.

@@ -3,7 +3,7 @@
 //!
 //! Each (recipe, client count) cell runs seeds `first_seed ..
 //! first_seed + seeds` through [`run_timed`] (the calibrated timing model of
-//! [`zkcheck::timing`]: a herd costs server time, and everyone waits), in
+//! [`crate::timing`]: a herd costs server time, and everyone waits), in
 //! parallel with rayon. The cell's figures are merged in seed order; since
 //! [`Tally::merge`] and [`TimeFigures::merge`] are exact (sums and
 //! histograms), the table is the same on any number of threads. Runs are
@@ -22,8 +22,9 @@ use zksim::FaultBudget;
 
 use zkcheck::monitor::Tally;
 use zkcheck::progress::Progress;
-use zkcheck::scenario::{Invalid, Scenario};
-use zkcheck::timing::{run_timed_until, TimeFigures, Timing};
+use zkcheck::scenario::{Invalid, Scenario, Timing};
+
+use crate::timing::{run_timed_until, TimeFigures, TICK_US};
 
 /// The two recipes the headline compares.
 pub const HEADLINE: [&str; 2] = ["naive", "sequential"];
@@ -219,7 +220,7 @@ pub fn work_ticks(clients: usize, rounds: u32, timing: &Timing) -> u64 {
         / 100;
     let steps = step_bound(clients, rounds) as u64;
     let us = steps.saturating_mul(per_step_us.max(1));
-    (us / zkcheck::timing::TICK_US + 1).max(40u64.saturating_mul(clients as u64))
+    (us / TICK_US + 1).max(40u64.saturating_mul(clients as u64))
 }
 
 /// Set a compared scenario's run-length bounds from its workload and

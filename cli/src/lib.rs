@@ -8,8 +8,12 @@
 //!
 //! - [`command`]: the `zkcheck` command line (check, replay, merge,
 //!   compare, list), as a function of its arguments and two writers.
+//! - [`timing`]: timed runs, the model `compare` uses (its parameters,
+//!   [`zkcheck::scenario::Timing`], are a scenario's, so the engine's).
 //! - [`compare`]: the naive lock against the predecessor-watch lock over
 //!   timed runs; [`report`] writes its Markdown and charts.
+//! - [`files`]: the checked directory and file writes every report and
+//!   viewer page goes through, and their one error type.
 //! - [`viewer`]: a counterexample as one HTML page and SVG pictures.
 //! - [`shard`], [`summary`], [`merge`]: a sweep split over machines, each
 //!   shard's machine-readable result, and the shards merged.
@@ -18,10 +22,12 @@
 pub mod allocator;
 pub mod command;
 pub mod compare;
+pub mod files;
 pub mod merge;
 pub mod report;
 pub mod shard;
 pub mod summary;
+pub mod timing;
 pub mod viewer;
 
 #[cfg(test)]

@@ -6,7 +6,8 @@
 use zksim::FaultBudget;
 
 use crate::compare::scenario_timed;
-use zkcheck::timing::*;
+use crate::timing::*;
+use zkcheck::scenario::Timing;
 
 fn timed(recipe: &str, clients: usize, hold: u64, timing: Timing, seed: u64) -> TimeFigures {
     let mut s = scenario_timed(recipe, clients, false, timing);

@@ -546,8 +546,9 @@ fn random_runs_are_the_same_without_the_faults_their_seed_switched_off() {
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
     use zkcheck::explore::random::RandomChooser;
+    use zkcheck::explore::Chooser;
     use zkcheck::model::Model;
-    use zkcheck::run::{outcome, Chooser};
+    use zkcheck::run::outcome;
     use zkrecipes::AnyRecipe;
     use zksim::Event;
 

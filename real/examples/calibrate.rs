@@ -1,8 +1,8 @@
 //! Measure a real ZooKeeper for the checker's timing model and print the
 //! `[timing]` section that makes `zkcheck compare`'s model match it
-//! (`zkreal::calibrate` measures; `zkcheck::timing::Timing::calibrated`
+//! (`zkreal::calibrate` measures; `zkcheck::scenario::Timing::calibrated`
 //! turns the figures into parameters; each parameter is the median of
-//! `--repeat` measurements). The defaults in `zkcheck::timing::Timing`
+//! `--repeat` measurements). The defaults in `zkcheck::scenario::Timing`
 //! come from a run of this.
 //!
 //! ```text
@@ -15,7 +15,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use zkcheck::limits;
-use zkcheck::timing::Timing;
+use zkcheck::scenario::Timing;
 use zkreal::calibrate::calibrate;
 use zkreal::{TestServer, Unavailable};
 

@@ -81,14 +81,14 @@ fn main() -> ExitCode {
         return bad(e);
     }
     let timing = match &args.timing {
-        None => zkcheck::timing::Timing::default(),
+        None => zkcheck::scenario::Timing::default(),
         Some(path) => match zkcheck::scenario::timing_from_file(path) {
             Ok(t) => t,
             Err(e) => return bad(e),
         },
     };
     if let Some(dir) = &args.report {
-        if let Err(e) = zkcheck_cli::report::check_dir(dir) {
+        if let Err(e) = zkcheck_cli::files::check_dir(dir) {
             return bad(e);
         }
     }

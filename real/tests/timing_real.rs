@@ -120,7 +120,7 @@ fn calibration_measures_round_trips_and_service_times() {
         c.read_us < c.round_trip_read_us,
         "with 500 reads in flight each costs less than an idle round trip: {c:?}"
     );
-    let t = zkcheck::timing::Timing::calibrated(
+    let t = zkcheck::scenario::Timing::calibrated(
         c.round_trip_read_us,
         c.round_trip_write_us,
         c.read_us,

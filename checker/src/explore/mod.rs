@@ -6,6 +6,8 @@
 //! failing seed) and every merged statistic are the same whatever the
 //! number of threads.
 
+pub(crate) mod candidate;
+pub(crate) mod chooser;
 pub mod exhaustive;
 pub mod pct;
 pub mod random;
@@ -20,9 +22,11 @@ use crate::model::Model;
 use crate::monitor::tally::Tally;
 use crate::monitor::Violation;
 use crate::progress::Progress;
-use crate::run::{outcome_from, Chooser, RunOutcome};
+use crate::run::{outcome_from, RunOutcome};
 use crate::scenario::{Scenario, StrategyKind};
 use crate::schedule::Schedule;
+
+pub use chooser::Chooser;
 
 /// How far and how wide to explore (the scenario's `[explore]` section,
 /// overridden by command-line flags).

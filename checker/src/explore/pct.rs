@@ -17,10 +17,10 @@ use rand_chacha::ChaCha8Rng;
 use zksim::Event;
 
 use super::random::{draw_swarm, fault_kind, FAULT_KINDS};
-use super::{sweep, Exploration, Options, Strategy};
+use super::{sweep, Chooser, Exploration, Options, Strategy};
 use crate::model::Model;
 use crate::progress::Progress;
-use crate::run::{outcome_from, Chooser};
+use crate::run::outcome_from;
 use crate::scenario::Scenario;
 use zkrecipes::RecipeSet;
 

@@ -11,8 +11,10 @@ use rand_chacha::ChaCha8Rng;
 use zksim::{Event, Fault};
 
 use crate::model::Model;
-use crate::run::{outcome, Chooser, RunOutcome};
+use crate::run::{outcome, RunOutcome};
 use crate::scenario::Scenario;
+
+use super::Chooser;
 use zkrecipes::RecipeSet;
 
 /// Weight of a message, request, apply, timer or connect.

@@ -8,8 +8,8 @@
 use zkrecipes::{AnyRecipe, RecipeSet};
 use zksim::Event;
 
+use super::Chooser;
 use crate::model::Model;
-use crate::run::Chooser;
 
 /// A replayed index that does not fit the run.
 #[derive(Clone, Debug, PartialEq, Eq)]

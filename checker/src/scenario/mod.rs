@@ -11,6 +11,7 @@ pub mod judged;
 mod parse;
 #[cfg(test)]
 mod refusals;
+mod timing;
 
 use serde::{Deserialize, Serialize};
 use zkrecipes::registry::{self, RecipeInfo};
@@ -28,6 +29,7 @@ pub use crate::monitor::catalogue::{
 };
 pub use groups::{ClientGroup, Member};
 pub use parse::{timing_from_file, ScenarioError};
+pub use timing::Timing;
 
 /// A validated scenario over the recipes of type `C`: the registered ones
 /// ([`AnyRecipe`], what TOML files and the CLI use) or one recipe type of
@@ -63,7 +65,7 @@ pub struct Scenario<C: zksim::Client = AnyRecipe> {
     pub report: Vec<Property>,
     pub explore: ExploreDefaults,
     /// The timing model of timed runs (`[timing]`; `compare` uses it).
-    pub timing: crate::timing::Timing,
+    pub timing: Timing,
     /// Invariants of the user's over the world, judged (hard) after every
     /// step. Code, not data: a scenario file or token never carries them.
     pub always: Vec<Invariant<C>>,
@@ -277,7 +279,7 @@ impl<C: RecipeSet> Scenario<C> {
             hard,
             report,
             explore: ExploreDefaults::default(),
-            timing: crate::timing::Timing::default(),
+            timing: Timing::default(),
             always: Vec::new(),
             monitors: Vec::new(),
         }

@@ -66,7 +66,7 @@ struct Doc {
     /// canonical text (and every replay token) of an untimed scenario is
     /// what it was before timing existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    timing: Option<Spanned<crate::timing::Timing>>,
+    timing: Option<Spanned<super::Timing>>,
 }
 
 /// `clients = N` (of the top-level recipe) or `[[clients]]` groups.
@@ -272,11 +272,11 @@ impl Default for ChecksDoc {
 /// A file holding a `[timing]` section and nothing else (what `zkcheck
 /// calibrate --out` writes), read and validated; errors name the file, the
 /// line and the column.
-pub fn timing_from_file(path: &Path) -> Result<crate::timing::Timing, ScenarioError> {
+pub fn timing_from_file(path: &Path) -> Result<super::Timing, ScenarioError> {
     #[derive(Deserialize)]
     #[serde(deny_unknown_fields)]
     struct TimingDoc {
-        timing: Spanned<crate::timing::Timing>,
+        timing: Spanned<super::Timing>,
     }
     let origin = path.display().to_string();
     let text = read(path, &origin, "timing file")?;
@@ -789,8 +789,7 @@ pub(super) fn to_canonical<C: zksim::Client>(s: &Scenario<C>) -> String {
                 .collect(),
         },
         explore: s.explore,
-        timing: (s.timing != crate::timing::Timing::default())
-            .then(|| Spanned::new(0..0, s.timing)),
+        timing: (s.timing != super::Timing::default()).then(|| Spanned::new(0..0, s.timing)),
     };
     // Serialising plain structs of numbers and strings cannot fail.
     toml::to_string(&doc).unwrap_or_default()

@@ -5,7 +5,7 @@
 use crate::compare::{any_cut, compare_with, table, truncation_note, CompareConfig};
 use zkcheck::limits as l;
 use zkcheck::progress::{Display, Progress};
-use zkcheck::timing::Timing;
+use zkcheck::scenario::Timing;
 use zkcheck::verdict::VerdictKind;
 
 use super::{bad_input, say, CompareArgs, Exit, FaultsPreset, Io};
@@ -32,7 +32,7 @@ pub fn compare(args: &CompareArgs, io: &mut Io) -> Exit {
         Err(e) => return bad_input(io, e),
     };
     if let Some(dir) = &args.report {
-        if let Err(e) = crate::report::check_dir(dir) {
+        if let Err(e) = crate::files::check_dir(dir) {
             return bad_input(io, e);
         }
     }

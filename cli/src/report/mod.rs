@@ -2,8 +2,6 @@
 //! backend, so the charts are plain text files that diff and render on any
 //! forge).
 
-pub mod files;
-
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -11,9 +9,7 @@ use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 
 use crate::compare::{CompareConfig, Row};
-
-pub use files::{check_dir, ReportError};
-use files::{create_dir, write_file};
+use crate::files::{create_dir, write_file, ReportError};
 
 /// The client count of the side-by-side herd picture.
 pub const HERD_CLIENTS: usize = 8;
@@ -112,7 +108,7 @@ pub fn command_line(config: &CompareConfig, rows: &[Row], dir: &Path) -> String 
     if config.hold_ticks != CompareConfig::default().hold_ticks {
         let _ = write!(cmd, " --hold-ticks {}", config.hold_ticks);
     }
-    if config.timing != zkcheck::timing::Timing::default() {
+    if config.timing != zkcheck::scenario::Timing::default() {
         cmd.push_str(" --timing <FILE>");
     }
     if let Some(real) = real {
@@ -383,6 +379,7 @@ fn chart(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::files::check_dir;
     use zkcheck::monitor::Tally;
 
     #[test]
@@ -440,7 +437,7 @@ mod tests {
                         1
                     });
                     figures.latency.record(3);
-                    let mut time = zkcheck::timing::TimeFigures {
+                    let mut time = crate::timing::TimeFigures {
                         runs: 1,
                         total_us: 3000 * n as u64,
                         busy_us: Some(1000 * n as u64),

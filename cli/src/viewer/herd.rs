@@ -12,8 +12,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::compare::scenario;
-use crate::report::files::ReportError;
-use zkcheck::timing::run_timed;
+use crate::files::ReportError;
+use crate::timing::run_timed;
 
 use super::record::{record, Options};
 use super::svg::{esc, render, Style};

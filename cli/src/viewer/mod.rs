@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 
 pub use record::{record, Options, Recording};
 
-use crate::report::files::ReportError;
+use crate::files::ReportError;
 use zkcheck::scenario::{property_name, Scenario};
 use zkcheck::token::Token;
 use zkrecipes::RecipeSet;
@@ -82,7 +82,7 @@ pub fn write_counterexample<C: RecipeSet>(
     dir: &Path,
     token: &Token<C>,
 ) -> Result<Vec<PathBuf>, ReportError> {
-    crate::report::files::create_dir(dir)?;
+    crate::files::create_dir(dir)?;
     let rec = record_token(token)?;
     let encoded = token.encode();
     let property = rec
@@ -165,4 +165,4 @@ fn file_safe(name: &str) -> String {
         .collect()
 }
 
-pub(crate) use crate::report::files::write_file as write;
+pub(crate) use crate::files::write_file as write;

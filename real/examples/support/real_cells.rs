@@ -2,14 +2,14 @@
 //! `zkcheck compare` run on a real ZooKeeper — the clients of a registered
 //! recipe driven by [`zkreal::drive_blocking`] (the `lock` example's
 //! workload), their history counted by the simulator's own code
-//! (`LockFigures`, `zkcheck::timing::figures::TimeLedger`), times in
+//! (`LockFigures`, `zkcheck_cli::timing::figures::TimeLedger`), times in
 //! wall-clock µs from the run's start.
 
 use std::time::Duration;
 
 use zkcheck::monitor::Tally;
-use zkcheck::timing::figures::{TimeFigures, TimeLedger};
 use zkcheck_cli::compare::{scenario, RealFigures, Row};
+use zkcheck_cli::timing::figures::{TimeFigures, TimeLedger};
 use zkreal::{drive_blocking, DriveConfig};
 use zkrecipes::figures::LockFigures;
 use zkrecipes::{registry, RecipeParams, Workload};

@@ -1,4 +1,4 @@
-//! One timed run, stepped the way [`drive`](crate::run::drive) steps it
+//! One timed run, stepped the way [`drive`](zkcheck::run::drive) steps it
 //! with a [`TimedChooser`], without listing every enabled event at every
 //! step: the [`ReadyIndex`] keeps them in ready-time order and each step
 //! revisits only the clients it wrote.
@@ -14,12 +14,14 @@
 use zkrecipes::{AppEvent, RecipeSet};
 use zksim::{Event, Happening};
 
+use zkcheck::model::Model;
+use zkcheck::monitor::Violation;
+use zkcheck::run::{conclude, is_terminal, Ending, Run};
+use zkcheck::scenario::Scenario;
+use zkcheck::schedule::Schedule;
+
 use super::ready_index::ReadyIndex;
 use super::TimedChooser;
-use crate::model::Model;
-use crate::run::{conclude, is_terminal, Run};
-use crate::scenario::Scenario;
-use crate::schedule::Schedule;
 
 /// Drive one run from the scenario's initial state under `chooser` (fresh,
 /// not used yet). `on_step` sees every step after it is applied.
@@ -38,7 +40,7 @@ const STOP_EVERY: usize = 4096;
 
 /// [`drive_timed`], asking `stop` every few thousand steps whether to end
 /// the run now (a signal, a time limit): the run then ends as
-/// [`crate::run::Ending::Stopped`], its end not judged. `stop` never
+/// [`Ending::Stopped`], its end not judged. `stop` never
 /// changes which events a run takes, only where it may end.
 pub fn drive_timed_until<C, F>(
     scenario: &Scenario<C>,
@@ -62,7 +64,7 @@ where
         let world = &model.world;
         let steps = schedule.len();
         if steps % STOP_EVERY == STOP_EVERY - 1 && stop() {
-            return Run::stopped(model, schedule);
+            return stopped(model, schedule);
         }
         // `is_terminal` can hold only at the bound, when every client and
         // server is quiescent, or when nothing but ticks and faults is left.
@@ -96,14 +98,14 @@ where
             }
         }
         let Some((event, start)) = fault.or(best.map(|(ready, _, event)| (event, ready))) else {
-            return Run::stopped(model, schedule);
+            return stopped(model, schedule);
         };
         chooser.commit(world, event.clone(), start);
         schedule.events.push(event.clone());
         let result = model.step_noting(&event, &mut log, &mut written);
         on_step(&model, &event, &log);
         if let Err(v) = result {
-            return Run::violated(model, schedule, v);
+            return violated(model, schedule, v);
         }
         if let Some(actor) = actor(&event) {
             if let Err(at) = written.binary_search(&actor) {
@@ -115,6 +117,27 @@ where
             Event::Tick | Event::Fault(_) => index.rebuild(&model.world, chooser),
             _ => index.refresh(&model.world, chooser, &written),
         }
+    }
+}
+
+/// The run ended before its natural end (a signal, or no event left to
+/// fire): its end is not judged.
+fn stopped<C: RecipeSet>(model: Model<C>, schedule: Schedule) -> Run<C> {
+    Run {
+        violation: None,
+        schedule,
+        ending: Ending::Stopped,
+        model,
+    }
+}
+
+/// The last step broke a hard property.
+fn violated<C: RecipeSet>(model: Model<C>, schedule: Schedule, violation: Violation) -> Run<C> {
+    Run {
+        violation: Some(violation),
+        schedule,
+        ending: Ending::Violated,
+        model,
     }
 }
 

@@ -3,7 +3,7 @@
 //! model time for a timed simulated run ([`run_timed`]), in wall time for
 //! a real server's run (`zkreal`'s `compare` example), measured by one [`TimeLedger`].
 //!
-//! Like [`Tally`](crate::monitor::Tally), everything merges exactly (sums and histograms), so a
+//! Like [`Tally`](zkcheck::monitor::Tally), everything merges exactly (sums and histograms), so a
 //! cell's figures do not depend on the order or threads its seeds ran on.
 
 use std::collections::BTreeMap;
@@ -11,10 +11,11 @@ use std::collections::BTreeMap;
 use zkrecipes::{AppEvent, RecipeSet};
 use zksim::{Delivery, Happening};
 
+use zkcheck::monitor::tally::{ratio, Histogram};
+use zkcheck::run::{Ending, RunOutcome};
+use zkcheck::scenario::Scenario;
+
 use super::TimedChooser;
-use crate::monitor::tally::{ratio, Histogram};
-use crate::run::{Ending, RunOutcome};
-use crate::scenario::Scenario;
 
 /// Time figures of one or many runs (µs).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

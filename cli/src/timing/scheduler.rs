@@ -35,12 +35,13 @@ use std::rc::Rc;
 
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use zkcheck::explore::Chooser;
+use zkcheck::model::Model;
+use zkcheck::scenario::Timing;
 use zkrecipes::RecipeSet;
 use zksim::{Event, World, Zxid};
 
-use super::{Timing, TICK_US};
-use crate::model::Model;
-use crate::run::Chooser;
+use super::TICK_US;
 
 /// The step the scheduler chose last, settled at the next call.
 #[derive(Clone, Debug)]

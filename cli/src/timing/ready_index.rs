@@ -1,7 +1,7 @@
 //! The timed scheduler's enabled events, kept in ready-time order from one
 //! step to the next.
 //!
-//! As a [`Chooser`](crate::run::Chooser), [`TimedChooser`] is handed the
+//! As a [`Chooser`](zkcheck::explore::Chooser), [`TimedChooser`] is handed the
 //! world's whole enabled list and computes a ready time for each event:
 //! O(clients) work per step, which at a thousand clients (a release wakes
 //! a thousand waiters, so a thousand receives are enabled at once) was

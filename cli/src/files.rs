@@ -1,7 +1,11 @@
 //! Writing a report's files: the one error type every report and viewer
 //! page returns (which path, and why), and the checked directory and file
-//! writes that produce it. Kept apart from the reports themselves so that
-//! the viewer, which the compare report embeds, does not import the report.
+//! writes that produce it. A module of its own, beside both [`report`]
+//! and [`viewer`], so that the viewer (whose herd picture the compare
+//! report embeds) and the report share it without importing each other.
+//!
+//! [`report`]: crate::report
+//! [`viewer`]: crate::viewer
 
 use std::io;
 use std::path::{Path, PathBuf};
