@@ -19,6 +19,7 @@ mod shard_kit;
 mod shipped;
 mod verdicts;
 
+mod add_a_recipe;
 mod asked;
 mod bad_input;
 mod check;
