@@ -24,6 +24,7 @@ mod asked;
 mod bad_input;
 mod check;
 mod cli;
+mod docs_paths;
 mod doors;
 mod exit_codes;
 mod explore;
