@@ -19,10 +19,12 @@ mod shard_kit;
 mod shipped;
 mod verdicts;
 
+mod add_a_recipe;
 mod asked;
 mod bad_input;
 mod check;
 mod cli;
+mod docs_paths;
 mod doors;
 mod exit_codes;
 mod explore;

@@ -260,6 +260,16 @@ macro_rules! recipe_set {
                 $( names.extend(<$ty as $crate::RecipeSet>::names()); )+
                 names
             }
+            // Asked of the member that builds `name`, so that a member's
+            // `WAITS_IN_LINE = false` still refuses a hard `fifo`.
+            fn waits_in_line(name: &str) -> bool {
+                $(
+                    if <$ty as $crate::RecipeSet>::family_of(name).is_some() {
+                        return <$ty as $crate::RecipeSet>::waits_in_line(name);
+                    }
+                )+
+                true
+            }
         }
     };
 }
