@@ -11,7 +11,8 @@
 //! default checks of a recipe, the [`super::MonitorSet`] (which monitors a
 //! family measures), result names ([`super::named`]), the verdict's
 //! completeness rule, the event contract and `zkcheck list`'s family
-//! names. It depends on nothing above the monitors, so the scenario layer
+//! names, and the roles a fault may be aimed at. It depends on nothing
+//! above the monitors, so the scenario layer
 //! builds on it and never the other way round.
 //!
 //! **Adding a property** is a [`Property`] variant, one [`PropertySpec`]
@@ -27,6 +28,8 @@
 //! never named in a scenario file.
 
 use zkrecipes::Family;
+
+use crate::aim::Role;
 
 use super::asked::AskedMonitor;
 use super::election::ElectionMonitor;
@@ -138,6 +141,11 @@ pub struct FamilySpec {
     pub family: Family,
     /// Its name in `zkcheck list` and in messages ("a queue recipe").
     pub name: &'static str,
+    /// The roles its clients' events make them play, which a fault may be
+    /// aimed at (`[faults.aim]`): a lock has no leader, an election no
+    /// releaser, a queue's consumers only wait. `queued` is played only by
+    /// a recipe that waits in line (`zkrecipes::Recipe::WAITS_IN_LINE`).
+    pub roles: &'static [Role],
 }
 
 const LOCKS: Families = Families::Only(&[Family::Lock, Family::RwLock]);
@@ -306,20 +314,26 @@ pub const FAMILIES: &[FamilySpec] = &[
     FamilySpec {
         family: Family::Lock,
         name: "lock",
+        roles: LOCK_ROLES,
     },
     FamilySpec {
         family: Family::RwLock,
         name: "rwlock",
+        roles: LOCK_ROLES,
     },
     FamilySpec {
         family: Family::Queue,
         name: "queue",
+        roles: &[Role::Waiter],
     },
     FamilySpec {
         family: Family::Election,
         name: "election",
+        roles: &[Role::Holder, Role::Waiter, Role::Leader, Role::Queued],
     },
 ];
+
+const LOCK_ROLES: &[Role] = &[Role::Holder, Role::Waiter, Role::Releaser, Role::Queued];
 
 /// How many catalogue properties a scenario may name.
 const IN_SCENARIOS: usize = {
@@ -445,6 +459,14 @@ pub fn reads_leader_tree(p: Property) -> bool {
 /// A family's name as `zkcheck list` prints it.
 pub fn family_name(family: Family) -> &'static str {
     family_name_in(FAMILIES, family)
+}
+
+/// The roles a recipe of `family` can play ([`FamilySpec::roles`]).
+pub fn family_roles(family: Family) -> &'static [Role] {
+    FAMILIES
+        .iter()
+        .find(|f| f.family == family)
+        .map_or(&[], |f| f.roles)
 }
 
 fn spec_in(table: &[PropertySpec], p: Property) -> Option<&PropertySpec> {

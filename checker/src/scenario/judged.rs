@@ -14,7 +14,7 @@
 use zkrecipes::{Family, RecipeSet};
 
 use crate::aim::{Role, Target, ROLES};
-use crate::monitor::catalogue::{family_name, property_name};
+use crate::monitor::catalogue::{family_name, family_roles, property_name};
 use crate::monitor::Property;
 
 use super::Scenario;
@@ -102,18 +102,15 @@ pub fn check_hard(hard: &[Property], user_checks: usize, cast: &Cast) -> Result<
 }
 
 /// The roles ([`Role`]) some client of `cast` can play: those its family's
-/// events make (a lock has no leader, an election no releaser, a queue's
-/// consumers only wait), and `queued` only for a recipe that waits in line.
+/// events make (the catalogue's [`crate::monitor::catalogue::FamilySpec::roles`]:
+/// a lock has no leader, an election no releaser, a queue's consumers only
+/// wait), and `queued` only for a recipe that waits in line.
 pub fn roles_played(cast: &Cast) -> Vec<Role> {
     ROLES
         .into_iter()
-        .filter(|&role| match (role, cast.family) {
-            (Role::Queued, Family::Lock | Family::RwLock | Family::Election) => cast.waits_in_line,
-            (Role::Holder | Role::Waiter, Family::Lock | Family::RwLock | Family::Election) => true,
-            (Role::Releaser, Family::Lock | Family::RwLock) => true,
-            (Role::Leader, Family::Election) => true,
-            (Role::Waiter, Family::Queue) => true,
-            _ => false,
+        .filter(|&role| {
+            family_roles(cast.family).contains(&role)
+                && (role != Role::Queued || cast.waits_in_line)
         })
         .collect()
 }

@@ -96,7 +96,20 @@ fn every_family_has_one_name() {
     for f in EVERY_FAMILY {
         assert_eq!(FAMILIES.iter().filter(|s| s.family == f).count(), 1);
         assert_ne!(family_name(f), "unlisted-family");
+        // Every family's clients wait for something.
+        assert!(family_roles(f).contains(&Role::Waiter), "{f:?}");
     }
+    let names = |f| -> Vec<&str> { family_roles(f).iter().map(|r| r.name()).collect() };
+    assert_eq!(
+        names(Family::Lock),
+        ["holder", "waiter", "releaser", "queued"]
+    );
+    assert_eq!(names(Family::RwLock), names(Family::Lock));
+    assert_eq!(names(Family::Queue), ["waiter"]);
+    assert_eq!(
+        names(Family::Election),
+        ["holder", "waiter", "leader", "queued"]
+    );
 }
 
 /// The names, applicability and defaults that scenario files, refusals,
