@@ -353,8 +353,8 @@ pub fn compare_with(
 /// run's total time, the busiest server's busy share).
 pub fn table(rows: &[Row]) -> String {
     let mut out = String::from(
-        "| recipe | clients | runs | acquisitions | wakeups / acquisition | wakeups / release (max) | \
-         wakeups / release (mean) | wasted wakeups | requests / acquisition | notifications / run | \
+        "| recipe | clients | runs | acquisitions | wakeups / acquisition | wakeups / lock write (max) | \
+         wakeups / lock write (mean) | wasted wakeups | requests / acquisition | notifications / run | \
          latency mean (ms) | latency p99 (ms) | total time (ms) | server busy | FIFO violations | \
          stuck runs |\n\
          |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
@@ -370,8 +370,8 @@ pub fn table(rows: &[Row]) -> String {
             r.runs_text(),
             f.acquisitions,
             f.wakeups_per_acquisition(),
-            f.max_wakeups_per_release(),
-            f.mean_wakeups_per_release(),
+            f.max_wakeups_per_write(),
+            f.mean_wakeups_per_write(),
             f.wasted_wakeups,
             f.requests_per_acquisition(),
             t.notifications_per_run(),
@@ -409,7 +409,7 @@ pub fn gap_percent(sim: f64, real: f64) -> f64 {
 pub fn real_table(rows: &[Row]) -> String {
     let mut out = String::from(
         "| recipe | clients | real runs | wakeups / acq: sim | real | gap | requests / acq: sim | real | gap | \
-         wakeups / release (mean): sim | real | notifications / run: sim | real | \
+         wakeups / lock write (mean): sim | real | notifications / run: sim | real | \
          latency mean (ms): sim | real | latency p99 (ms): sim | real | total time (ms): sim | real | \
          server busy: sim | real |\n\
          |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
@@ -430,8 +430,8 @@ pub fn real_table(rows: &[Row]) -> String {
             f.requests_per_acquisition(),
             rf.requests_per_acquisition(),
             gap_percent(f.requests_per_acquisition(), rf.requests_per_acquisition()),
-            f.mean_wakeups_per_release(),
-            rf.mean_wakeups_per_release(),
+            f.mean_wakeups_per_write(),
+            rf.mean_wakeups_per_write(),
             t.notifications_per_run(),
             rt.notifications_per_run(),
             t.mean_latency_ms(),
@@ -459,7 +459,9 @@ mod tests {
             wakeups: 6,
             ..Tally::default()
         };
-        f.wakeups_per_release.record(3);
+        f.wakeups_per_release.record(1);
+        f.wakeups_per_write.record(1);
+        f.wakeups_per_write.record(3);
         let rows = [Row {
             recipe: "naive".into(),
             clients: 4,
@@ -470,7 +472,8 @@ mod tests {
             clock_cut_runs: 0,
         }];
         let t = table(&rows);
-        assert!(t.contains("| naive | 4 | 2 | 4 | 1.50 | 3 | 3.00 |"), "{t}");
+        assert!(t.contains("| naive | 4 | 2 | 4 | 1.50 | 3 | 2.00 |"), "{t}");
+        assert!(t.contains("wakeups / lock write (max)"), "{t}");
     }
 
     fn naive(clients: usize, max_steps: Option<usize>) -> Row {

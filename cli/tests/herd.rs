@@ -2,7 +2,11 @@
 //! interleaving, the number of rounds and the follower lag, one release of
 //! an N-client lock can wake at most its N−1 waiters, and every `NodeDeleted`
 //! wakeup of a fault-free run is charged to exactly one release (issue 15:
-//! path-only attribution once charged a release with 4 wakeups of 4 clients).
+//! path-only attribution once charged a release with 4 wakeups of 4 clients);
+//! a create wakes each client at most once, and no more than the clients.
+//! Back to back under the timing model (issue 35), the naive lock's herd is
+//! charged to creates and its max per lock write is near N−1; the
+//! predecessor-watch lock's stays at 1.
 
 use std::collections::BTreeSet;
 
@@ -10,9 +14,9 @@ use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
 use rand::SeedableRng;
 use zkcheck::explore::random::RandomChooser;
+use zkcheck::monitor::herd::LockFigures;
+use zkcheck::monitor::herd::WakeupLedger;
 use zkcheck::scenario::Scenario;
-use zkrecipes::figures::LockFigures;
-use zkrecipes::wakeups::WakeupLedger;
 use zkrecipes::AppEvent;
 use zksim::{Delivery, EventType, FaultBudget, Happening};
 
@@ -32,6 +36,11 @@ fn history(s: &Scenario, seed: u64) -> Vec<Happening<AppEvent>> {
 /// `NodeDeleted` events delivered to a client between its `Requested` and
 /// its `Acquired`/`GaveUp`, counted straight from the history.
 fn node_deleted_wakeups(history: &[Happening<AppEvent>]) -> usize {
+    wakeups_of(history, EventType::NodeDeleted)
+}
+
+/// Events of `kind` delivered to a waiting client, straight from the history.
+fn wakeups_of(history: &[Happening<AppEvent>], kind: EventType) -> usize {
     let mut waiting = BTreeSet::new();
     let mut n = 0;
     for h in history {
@@ -48,7 +57,7 @@ fn node_deleted_wakeups(history: &[Happening<AppEvent>]) -> usize {
             Happening::Delivered {
                 client,
                 delivery: Delivery::Watch(e),
-            } if e.kind == EventType::NodeDeleted && waiting.contains(client) => n += 1,
+            } if e.kind == kind && waiting.contains(client) => n += 1,
             _ => {}
         }
     }
@@ -92,6 +101,15 @@ proptest! {
         );
         let charged: usize = f.wakeups_per_release.iter().sum();
         prop_assert_eq!(charged, node_deleted_wakeups(&history));
+        let mut ledger = WakeupLedger::new();
+        history.iter().for_each(|h| { ledger.observe(h); });
+        for (i, c) in ledger.creates().iter().enumerate() {
+            let woken: BTreeSet<_> = c.woken.iter().map(|(c, _)| *c).collect();
+            prop_assert_eq!(woken.len(), c.woken.len(), "create #{} woke {:?}", i, c.woken);
+            prop_assert!(c.others_woken() < clients, "create #{} woke {:?}", i, c.woken);
+        }
+        let to_creates: usize = f.wakeups_per_create.iter().sum();
+        prop_assert_eq!(to_creates, wakeups_of(&history, EventType::NodeCreated));
     }
 
     /// Connection drops send clients to other (lagging) servers, whose
@@ -138,4 +156,42 @@ fn lock_naive_seed_10_charges_no_release_with_four_wakeups() {
     );
     let out = zkcheck::explore::random::run_random(&s, 10);
     assert_eq!(out.figures.max_wakeups_per_release(), 3);
+}
+
+/// Issue 35, both ways, under the calibrated timing model with no hold
+/// (`compare --hold-ticks 0`): the naive lock's waiters mostly find the node
+/// already released and watch for its creation, so the herd is charged to
+/// creates — one write wakes nearly every other client — and the monitor
+/// calls it a herd; the predecessor-watch lock wakes at most one waiter per
+/// write and passes.
+#[test]
+fn back_to_back_the_naive_herd_is_charged_to_creates() {
+    use zkcheck::monitor::Property;
+    use zkcheck::timing::{run_timed, Timing};
+    const N: usize = 16;
+    for seed in 0..2 {
+        let mut s = zkcheck_cli::compare::scenario_timed("naive", N, false, Timing::default());
+        s.workload.hold_ticks = 0;
+        let (out, _) = run_timed(&s, seed);
+        let f = &out.figures;
+        assert_eq!(f.acquisitions, N as u64, "seed {seed}: the run finished");
+        assert!(
+            f.max_wakeups_per_write() >= N as u64 - 2,
+            "seed {seed}: max {} per write, {:?}",
+            f.max_wakeups_per_write(),
+            f.wakeups_per_write
+        );
+        assert!(
+            f.max_wakeups_per_release() <= 1,
+            "the releases alone show no herd"
+        );
+        assert!(f.violations.contains_key(&Property::NoHerd), "seed {seed}");
+        let mut s = zkcheck_cli::compare::scenario_timed("sequential", N, false, Timing::default());
+        s.workload.hold_ticks = 0;
+        let (out, _) = run_timed(&s, seed);
+        let f = &out.figures;
+        assert_eq!(f.acquisitions, N as u64, "seed {seed}: the run finished");
+        assert_eq!(f.max_wakeups_per_write(), 1, "seed {seed}");
+        assert!(!f.violations.contains_key(&Property::NoHerd), "seed {seed}");
+    }
 }

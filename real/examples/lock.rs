@@ -1,6 +1,7 @@
 //! Run N clients of a registered lock recipe on a real ZooKeeper and print
-//! what the herd costs: wakeups per acquisition, wakeups per release (max
-//! and mean) and server requests per acquisition (see `zkrecipes::figures`).
+//! what the herd costs: wakeups per acquisition, wakeups per release and
+//! per lock write (max and mean; a create fires watches too) and server
+//! requests per acquisition (see `zkcheck::monitor::herd::figures`).
 //!
 //! ```text
 //! cargo run --release -p zkreal --example lock -- --server 127.0.0.1:2181 --clients 8 --recipe sequential
@@ -11,8 +12,8 @@ use std::process::ExitCode;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use clap::Parser;
+use zkcheck::monitor::herd::LockFigures;
 use zkreal::{drive_blocking, DriveConfig, TestServer};
-use zkrecipes::figures::LockFigures;
 use zkrecipes::{registry, Family, RecipeParams, Workload};
 
 #[derive(Parser, Debug)]
@@ -149,6 +150,11 @@ fn main() -> ExitCode {
         "wakeups per release       max {}, mean {:.2}",
         f.max_wakeups_per_release(),
         f.mean_wakeups_per_release()
+    );
+    println!(
+        "wakeups per lock write    max {}, mean {:.2} (a release or a create)",
+        f.max_wakeups_per_write(),
+        f.mean_wakeups_per_write()
     );
     println!(
         "wasted wakeups            {} of {}",

@@ -5,7 +5,7 @@
 //! session changes, runs each client's single timer on tokio's clock (one
 //! [`Tick`](zksim::Tick) = [`zksim::TICK_MS`] ms), and writes down what it
 //! saw as [`Happening`]s — the same record the simulator keeps, so the same
-//! counting (`zkrecipes::figures`) runs on both. No recipe logic here.
+//! counting (`zkcheck::monitor::herd::figures`) runs on both. No recipe logic here.
 //!
 //! # Ordering
 //! Every client has its own session (its own TCP connection). For each

@@ -1,5 +1,5 @@
 //! Herd figures on a real ZooKeeper, end to end: driver → history →
-//! `zkrecipes::figures`. Two deliberately small lock clients written here
+//! `zkcheck::monitor::herd::figures`. Two deliberately small lock clients written here
 //! (so this test does not depend on the registered recipes' details): the
 //! naive lock, where every waiter watches the one lock node, and the
 //! predecessor-watch queue lock. On the real server the first must wake
@@ -11,8 +11,8 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use common::*;
+use zkcheck::monitor::herd::LockFigures;
 use zkreal::{drive_blocking, DriveConfig, RealRun, TestServer};
-use zkrecipes::figures::LockFigures;
 use zkrecipes::AppEvent;
 use zksim::{
     Client, CreateMode, Cx, EventType, Happening, Op, OpId, Reply, Response, SessionEvent,

@@ -5,8 +5,8 @@
 
 use std::time::Duration;
 
+use zkcheck::monitor::herd::LockFigures;
 use zkreal::{drive_blocking, DriveConfig, RealRun, TestServer};
-use zkrecipes::figures::LockFigures;
 use zkrecipes::{registry, AnyRecipe, AppEvent, RecipeParams, Workload};
 use zksim::Happening;
 

@@ -6,14 +6,12 @@
 
 pub mod election;
 pub mod event;
-pub mod figures;
 pub mod idle;
 pub mod lock;
 pub mod queue;
 pub mod registry;
 pub mod seeds;
 pub mod testkit;
-pub mod wakeups;
 pub mod workload;
 
 pub use event::AppEvent;

@@ -25,7 +25,7 @@ pub enum Property {
     FencedExclusion,
     /// `fifo`: clients acquire in the order they enqueued.
     Fifo,
-    /// `herd`: each release wakes at most one waiter.
+    /// `herd`: each lock write (a release or a create) wakes at most one waiter besides its writer.
     NoHerd,
     /// `liveness`: every client that asked eventually acquires and finishes.
     Liveness,

@@ -1,6 +1,6 @@
 //! What the monitors measure, as a [`Tally`]: numbers that merge exactly
-//! across runs. (Named apart from `zkrecipes::figures::LockFigures`, the
-//! cost figures of one lock run counted from its history alone, which the
+//! across runs. (Named apart from [`super::herd::LockFigures`], the cost
+//! figures of one lock run counted from its history alone, which the
 //! real-server example prints.)
 //!
 //! Every count is a plain sum and every distribution is a histogram
@@ -8,10 +8,11 @@
 //! order and on any number of threads, gives the same result as one long run.
 //!
 //! The lock figures use one set of definitions (see [`super::herd`] for the
-//! wakeup rules); `zkrecipes::figures::LockFigures`, which the real-server
-//! example computes from a live ZooKeeper's history, follows the same
-//! definitions for the subset it reports (wakeups, wakeups per release,
-//! requests), so simulator and real-server numbers can be set side by side.
+//! wakeup rules); [`super::herd::LockFigures`], which the real-server example
+//! computes from a live ZooKeeper's history, follows the same definitions
+//! for the subset it reports (wakeups, wakeups per release and per lock
+//! write, requests), so simulator and real-server numbers can be set side by
+//! side.
 
 use std::collections::BTreeMap;
 
@@ -110,6 +111,13 @@ pub struct Tally {
     pub wakeups_per_release: Histogram,
     /// Per release: how many of its wakeups were wasted.
     pub wasted_per_release: Histogram,
+    /// Per lock write (each release's delete and each create): how many
+    /// wakeups it fired. A create counts: back to back, the naive lock's
+    /// waiters mostly watch for the node's creation, and the next holder's
+    /// create wakes them all (see [`super::herd::ledger`]). Absent from
+    /// results written before it existed, hence the default.
+    #[serde(default)]
+    pub wakeups_per_write: Histogram,
     /// Wait from `Requested` to `Acquired`, in ticks.
     pub latency: Histogram,
     /// Pairs (earlier waiter, overtaking client) breaking FIFO.
@@ -147,6 +155,7 @@ impl Tally {
         self.wasted_wakeups = self.wasted_wakeups.saturating_add(other.wasted_wakeups);
         self.wakeups_per_release.merge(&other.wakeups_per_release);
         self.wasted_per_release.merge(&other.wasted_per_release);
+        self.wakeups_per_write.merge(&other.wakeups_per_write);
         self.latency.merge(&other.latency);
         self.fifo_violations = self.fifo_violations.saturating_add(other.fifo_violations);
         self.stale_writes = self.stale_writes.saturating_add(other.stale_writes);
@@ -177,6 +186,14 @@ impl Tally {
     }
     pub fn mean_wakeups_per_release(&self) -> f64 {
         self.wakeups_per_release.mean()
+    }
+    /// The most wakeups one lock write (a release or a create) fired: the
+    /// herd's size.
+    pub fn max_wakeups_per_write(&self) -> u64 {
+        self.wakeups_per_write.max().unwrap_or(0)
+    }
+    pub fn mean_wakeups_per_write(&self) -> f64 {
+        self.wakeups_per_write.mean()
     }
     pub fn max_wasted_per_release(&self) -> u64 {
         self.wasted_per_release.max().unwrap_or(0)
@@ -226,6 +243,7 @@ mod tests {
         };
         b.latency.record(7);
         b.latency.record(3);
+        b.wakeups_per_write.record(4);
         let mut ab = a.clone();
         ab.merge(&b);
         let mut ba = b.clone();
@@ -235,5 +253,15 @@ mod tests {
         assert_eq!(ab.latency.len(), 3);
         assert_eq!(ab.latency.sum(), 13);
         assert_eq!(ab.violations.get(&Property::NoHerd), Some(&1));
+        assert_eq!(ab.max_wakeups_per_write(), 4);
+    }
+
+    /// Results written before `wakeups_per_write` existed still read.
+    #[test]
+    fn a_result_without_wakeups_per_write_reads_as_none_counted() {
+        let mut json = serde_json::to_value(Tally::default()).unwrap();
+        json.as_object_mut().unwrap().remove("wakeups_per_write");
+        let t: Tally = serde_json::from_value(json).unwrap();
+        assert!(t.wakeups_per_write.is_empty());
     }
 }

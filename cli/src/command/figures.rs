@@ -11,10 +11,10 @@ pub(super) fn print_figures(io: &mut Text, hard: &[Property], f: &Tally) {
     if f.acquisitions > 0 {
         say!(
             io,
-            "figures: {} acquisitions; wakeups per release max {} mean {:.2}; wasted max {} mean {:.2}; wait mean {:.1} p99 {} ticks",
+            "figures: {} acquisitions; wakeups per lock write max {} mean {:.2}; wasted per release max {} mean {:.2}; wait mean {:.1} p99 {} ticks",
             f.acquisitions,
-            f.max_wakeups_per_release(),
-            f.mean_wakeups_per_release(),
+            f.max_wakeups_per_write(),
+            f.mean_wakeups_per_write(),
             f.max_wasted_per_release(),
             f.mean_wasted_per_release(),
             f.mean_latency(),

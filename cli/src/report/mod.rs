@@ -14,7 +14,7 @@ use crate::files::{create_dir, write_file, ReportError};
 /// The client count of the side-by-side herd picture.
 pub const HERD_CLIENTS: usize = 8;
 
-/// Write `compare.md`, `wakeups-per-release.svg`, `latency.svg`,
+/// Write `compare.md`, `wakeups-per-write.svg`, `latency.svg`,
 /// `total-time.svg` and the herd picture (`herd-n8.svg`, `herd-n8.html`: one schedule of each recipe
 /// at 8 clients, side by side) into `dir` (created if missing). Returns the
 /// paths written.
@@ -24,20 +24,20 @@ pub fn write_compare(
     rows: &[Row],
 ) -> Result<Vec<PathBuf>, ReportError> {
     create_dir(dir)?;
-    let wakeups = dir.join("wakeups-per-release.svg");
+    let wakeups = dir.join("wakeups-per-write.svg");
     let latency = dir.join("latency.svg");
     chart(
         &wakeups,
-        "Wakeups per release",
+        "Wakeups per lock write (a release or a create)",
         "wakeups",
         rows,
         &config.recipes,
         Lines {
-            solid: "solid: max per release",
-            dashed: "dashed: mean per release",
+            solid: "solid: max per write",
+            dashed: "dashed: mean per write",
         },
-        |r| r.figures.max_wakeups_per_release() as f64,
-        |r| r.figures.mean_wakeups_per_release(),
+        |r| r.figures.max_wakeups_per_write() as f64,
+        |r| r.figures.mean_wakeups_per_write(),
     )?;
     chart(
         &latency,
@@ -71,7 +71,7 @@ pub fn write_compare(
         dir,
         HERD_CLIENTS,
         config.first_seed,
-        &["wakeups-per-release.svg", "latency.svg", "total-time.svg"],
+        &["wakeups-per-write.svg", "latency.svg", "total-time.svg"],
     )?;
     let md = dir.join("compare.md");
     write_file(&md, &markdown_in(config, rows, dir))?;
@@ -172,9 +172,14 @@ pub fn markdown_in(config: &CompareConfig, rows: &[Row], dir: &Path) -> String {
         t.latency_us, t.read_us, t.write_us, t.commit_delay_us, t.notify_us, t.jitter_percent
     );
     out.push_str(
-        "A *wakeup* is a node-watch event delivered to a client waiting for the lock; it belongs \
-         to the release that deleted exactly the node the client was watching (the czxid it last \
-         saw at that path; `recipes/src/wakeups.rs` has the exact rules). *Requests* are every \
+        "A *wakeup* is a node-watch event delivered to a client waiting for the lock. A *lock \
+         write* is what fires such events: a release (the holder's delete) or a create of a lock \
+         node; every acquisition takes one of each. Each wakeup is charged to the write that \
+         fired it: a `NodeDeleted` to the release that deleted exactly the node the client was \
+         watching (the czxid it last saw at that path), a `NodeCreated` (a client whose `exists` \
+         found no node watches for its creation) to the create of that node \
+         (`checker/src/monitor/herd/ledger.rs` has the exact rules). *Wakeups / lock write \
+         (max)* is the herd: the most waiters one write woke. *Requests* are every \
          operation a client sent; *notifications* every watch notification the server sent. \
          *Latency* runs from `Requested` to `Acquired`; *total time* from the start to the last \
          `Released`; *server busy* is the share of the total time the server spent serving \
@@ -205,14 +210,15 @@ pub fn markdown_in(config: &CompareConfig, rows: &[Row], dir: &Path) -> String {
         out.push_str(&crate::compare::real_table(rows));
     }
     out.push_str(
-        "\n![wakeups per release](wakeups-per-release.svg)\n\n![latency](latency.svg)\n\n\
+        "\n![wakeups per lock write](wakeups-per-write.svg)\n\n![latency](latency.svg)\n\n\
          ![total time](total-time.svg)\n\n\
-         The predecessor-watch lock wakes exactly the next waiter on each release; the naive \
-         lock wakes every client then watching the lock node, and only one of them can win: \
-         N−1 at the first release when every other client is already watching (a hold of a \
-         tick or more leaves them time to; with `--hold-ticks 0` releases can come before \
-         the waiters' watches are set, and their wakeups are then `NodeCreated` events that \
-         belong to no release). Every woken waiter sends a create and, losing, an `exists`: \
+         The predecessor-watch lock wakes exactly the next waiter on each release and nobody \
+         on a create; the naive lock wakes every client then watching the lock node, and only \
+         one of them can win: N−1 at the first release when every other client is already \
+         watching (a hold of a tick or more leaves them time to). Back to back \
+         (`--hold-ticks 0`) most waiters find the node already released, watch for its \
+         creation instead, and the next holder's create wakes them together: the herd is then \
+         charged to creates, and the max per lock write shows it as plainly. Every woken waiter sends a create and, losing, an `exists`: \
          the herd's requests and notifications queue at the one server, which is what the \
          time columns and the busy share show.\n\n\
          ## One schedule of each, 8 clients\n\n\
@@ -224,8 +230,8 @@ pub fn markdown_in(config: &CompareConfig, rows: &[Row], dir: &Path) -> String {
          Notes: the naive lock has no line to keep (a client is `Enqueued` only when its create \
          wins), so FIFO is vacuous for it and its FIFO column is 0 by definition. Wasted wakeups \
          are wakeups not followed by the woken client acquiring before any further wakeup. \
-         `zkrecipes::figures::LockFigures` (the real-server example) counts wakeups, wasted \
-         wakeups and requests with the same code (`zkrecipes::wakeups::WakeupLedger`).\n",
+         `zkcheck::monitor::herd::LockFigures` (the real-server example) counts wakeups, wasted \
+         wakeups and requests with the same code (`zkcheck::monitor::herd::WakeupLedger`).\n",
     );
     out
 }
@@ -431,11 +437,9 @@ mod tests {
                         acquisitions: n as u64,
                         ..Tally::default()
                     };
-                    figures.wakeups_per_release.record(if *r == "naive" {
-                        n as u64 - 1
-                    } else {
-                        1
-                    });
+                    figures
+                        .wakeups_per_write
+                        .record(if *r == "naive" { n as u64 - 1 } else { 1 });
                     figures.latency.record(3);
                     let mut time = crate::timing::TimeFigures {
                         runs: 1,
@@ -473,7 +477,7 @@ mod tests {
             "the herd page carries the charts"
         );
         assert!(md.contains("![naive vs sequential"), "{md}");
-        for chart in ["wakeups-per-release.svg", "latency.svg", "total-time.svg"] {
+        for chart in ["wakeups-per-write.svg", "latency.svg", "total-time.svg"] {
             let svg = std::fs::read_to_string(dir.join(chart)).unwrap();
             assert!(svg.starts_with("<svg"), "{chart}");
             assert!(

@@ -7,11 +7,11 @@
 
 use std::time::Duration;
 
+use zkcheck::monitor::herd::LockFigures;
 use zkcheck::monitor::Tally;
 use zkcheck_cli::compare::{scenario, RealFigures, Row};
 use zkcheck_cli::timing::figures::{TimeFigures, TimeLedger};
 use zkreal::{drive_blocking, DriveConfig};
-use zkrecipes::figures::LockFigures;
 use zkrecipes::{registry, RecipeParams, Workload};
 
 /// One run of `clients` clients of `recipe` on the server at
@@ -67,6 +67,9 @@ pub fn run_real(
     }
     for &w in &lock.wasted_per_release {
         figures.wasted_per_release.record(w as u64);
+    }
+    for w in lock.wakeups_per_write() {
+        figures.wakeups_per_write.record(w as u64);
     }
     let mut ledger = TimeLedger::new(clients);
     for (happening, at) in run.log.iter().zip(&run.at) {

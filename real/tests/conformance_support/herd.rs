@@ -15,8 +15,8 @@
 //! take turns (round robin over the enabled client events), and time ticks
 //! only when no client can move, as on an idle real server.
 
+use zkcheck::monitor::herd::LockFigures;
 use zkreal::{drive_blocking, DriveConfig};
-use zkrecipes::figures::LockFigures;
 use zkrecipes::{registry, AnyRecipe, AppEvent, RecipeParams, Workload};
 use zksim::{Config, Event, Happening, World};
 

@@ -6,18 +6,21 @@
 //! same numbers can be set side by side (`zkcheck compare`,
 //! `real/examples/lock.rs`).
 //!
-//! The definitions are [`crate::wakeups`]'s, which the checker's `herd`
-//! monitor uses too, so the figures agree with it by construction. In short:
+//! The definitions are [`super::ledger`]'s, which the `herd` monitor uses
+//! too, so the figures agree with it by construction. In short:
 //! * a client is **waiting** from its `Requested` until its `Acquired` or
 //!   `GaveUp`;
 //! * a **wakeup** is a node-watch event delivered to a waiting client;
-//! * a **release** is a `Released` event; the node it frees is the path of
-//!   the last `Delete` the releasing client sent;
+//! * a **lock write** is a **release** (a `Released` event; the node it
+//!   frees is the path of the last `Delete` the releasing client sent) or a
+//!   **create** (a `create` whose reply named its node);
 //! * **attribution**: a `NodeDeleted` wakeup belongs to the release that
 //!   deleted exactly the node the woken client last saw at that path (same
 //!   czxid); a `NodeChildrenChanged` one to the earliest release that
-//!   deleted a child the client last listed. Other wakeups (`NodeCreated`,
-//!   an expiry's delete) belong to no release;
+//!   deleted a child the client last listed; a `NodeCreated` one to the
+//!   create of the node whose absence the client's `exists` saw (the first
+//!   of that path after the releases it knew of). Other wakeups (an
+//!   expiry's delete) belong to no write;
 //! * a wakeup is **useful** when the woken client's next step in its wait is
 //!   `Acquired`; otherwise (another wakeup, `GaveUp`, the end of the run) it
 //!   is **wasted** — the herd;
@@ -25,8 +28,9 @@
 
 use zksim::Happening;
 
-use crate::wakeups::WakeupLedger;
-use crate::AppEvent;
+use zkrecipes::AppEvent;
+
+use super::ledger::WakeupLedger;
 
 /// The figures of one run. See the module docs for what each counts.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -40,6 +44,9 @@ pub struct LockFigures {
     pub wakeups_per_release: Vec<usize>,
     /// Wasted wakeups of each release, in release order.
     pub wasted_per_release: Vec<usize>,
+    /// Waiters woken by each create, in the order the creates' replies
+    /// arrived (a client woken by its own create included).
+    pub wakeups_per_create: Vec<usize>,
 }
 
 impl LockFigures {
@@ -64,6 +71,28 @@ impl LockFigures {
         ratio(
             self.wakeups_per_release.iter().sum(),
             self.wakeups_per_release.len(),
+        )
+    }
+
+    /// Waiters woken by each lock write: every release, then every create.
+    pub fn wakeups_per_write(&self) -> impl Iterator<Item = usize> + '_ {
+        self.wakeups_per_release
+            .iter()
+            .chain(&self.wakeups_per_create)
+            .copied()
+    }
+
+    /// The most waiters one lock write (a release or a create) woke: the
+    /// herd's size.
+    pub fn max_wakeups_per_write(&self) -> usize {
+        self.wakeups_per_write().max().unwrap_or(0)
+    }
+
+    /// 0 when nothing was written.
+    pub fn mean_wakeups_per_write(&self) -> f64 {
+        ratio(
+            self.wakeups_per_write().sum(),
+            self.wakeups_per_write().count(),
         )
     }
 
@@ -108,14 +137,15 @@ impl Counter {
             wasted_wakeups: l.wasted() as usize,
             wakeups_per_release: l.releases().iter().map(|r| r.woken.len()).collect(),
             wasted_per_release: l.releases().iter().map(|r| r.wasted as usize).collect(),
+            wakeups_per_create: l.creates().iter().map(|c| c.woken.len()).collect(),
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::history::*;
     use super::*;
-    use crate::wakeups::history::*;
     use zksim::EventType;
 
     /// The predecessor-watch lock: each release wakes exactly its successor.

@@ -1,22 +1,38 @@
-//! `herd`: each release wakes at most one waiting client.
+//! `herd`: each lock write wakes at most one waiting client.
 //!
-//! Which release woke whom is decided by [`zkrecipes::wakeups`], the one
-//! rule set the real-server figures use too: a `NodeDeleted` wakeup belongs
-//! to the release that deleted exactly the node the woken client last saw
-//! at that path (its czxid), a `NodeChildrenChanged` one to the earliest
-//! release that deleted a child the client last listed; wakeups no release
-//! caused (an expiry's delete, a `NodeCreated`) belong to none.
+//! The wakeup rules live here, beside the monitor that judges by them, and
+//! not in the recipes crate: they are the checker's measurement of a recipe,
+//! not recipe logic. [`ledger`] decides which write woke whom, the one rule
+//! set the real-server figures ([`LockFigures`], `zkreal`'s examples and
+//! tests) use too, so that the simulator's and a live ZooKeeper's numbers
+//! mean the same thing: a `NodeDeleted` wakeup belongs to the release that
+//! deleted exactly the node the woken client last saw at that path (its
+//! czxid), a `NodeChildrenChanged` one to the earliest release that deleted a
+//! child the client last listed, a `NodeCreated` one to the create of the
+//! node whose absence the client's `exists` saw; wakeups no write caused (an
+//! expiry's delete) belong to none.
 //!
-//! **Violation.** For an exclusive lock, a release to which a second wakeup
-//! is attributed wakes more than one waiter: the herd. For a read/write lock,
-//! a release may wake several readers (they all acquire together); it is a
-//! herd when it wakes more than one waiter and one of them asked to write.
+//! **Violation.** For an exclusive lock, a write (a release's delete or a
+//! create) to which a second wakeup of a waiter other than the writer is
+//! attributed wakes more than one waiter: the herd. (A client woken by its
+//! own create has what it waited for.) For a read/write lock, a write may
+//! wake several readers (they all acquire together); it is a herd when it
+//! wakes more than one waiter and one of them asked to write.
 
 use std::collections::BTreeMap;
 
-use zkrecipes::wakeups::{Release, WakeupLedger};
 use zkrecipes::{AppEvent, Family};
 use zksim::{ClientId, Delivery, Happening};
+
+pub mod figures;
+#[doc(hidden)]
+pub mod history;
+pub mod ledger;
+#[cfg(test)]
+mod ledger_tests;
+
+pub use figures::LockFigures;
+pub use ledger::{WakeupLedger, Write, WriteId, WriteKind};
 
 use super::tally::Histogram;
 use super::view::{who, Measured, View};
@@ -55,31 +71,42 @@ impl HerdMonitor {
     }
 }
 
+/// `last` is the watch event that made the herd (for a create whose reply
+/// came after its wakeups, the creation they all saw).
 fn herd_violation(
     view: &(impl View + ?Sized),
-    rel: &Release,
-    event: &zksim::WatchedEvent,
+    write: &Write,
+    last: &zksim::WatchedEvent,
 ) -> Violation {
     // A herd of a thousand would make a thousand names (and cost a
     // thousand formats at each of its wakeups): the first few say enough.
     const NAMED: usize = 6;
-    let mut woken: Vec<String> = rel.woken.iter().take(NAMED).map(|(c, _)| who(*c)).collect();
-    if rel.woken.len() > NAMED {
-        woken.push(format!("and {} more", rel.woken.len() - NAMED));
+    let mut woken: Vec<String> = write
+        .woken
+        .iter()
+        .take(NAMED)
+        .map(|(c, _)| who(*c))
+        .collect();
+    if write.woken.len() > NAMED {
+        woken.push(format!("and {} more", write.woken.len() - NAMED));
     }
+    let node = write.node.as_deref().unwrap_or("its node");
+    let what = match write.kind {
+        WriteKind::Release => format!("released the lock by deleting {node}"),
+        WriteKind::Create => format!("created {node}"),
+    };
     Violation {
         property: Property::NoHerd,
         explanation: format!(
-            "{} released the lock by deleting {}, and by tick {} that one change had woken {} \
-             waiters ({}; the last through a {:?} event on {}): at most one of them can take the \
-             lock next, the others wake only to watch again — a herd",
-            who(rel.client),
-            rel.node.as_deref().unwrap_or("its node"),
+            "{} {what}, and by tick {} that one change had woken {} waiters ({}; the last through \
+             a {:?} event on {}): at most one of them can take the lock next, the others wake \
+             only to watch again — a herd",
+            who(write.client),
             view.now(),
-            rel.woken.len(),
+            write.woken.len(),
             woken.join(", "),
-            event.kind,
-            event.path,
+            last.kind,
+            last.path,
         ),
     }
 }
@@ -109,22 +136,22 @@ impl Monitor for HerdMonitor {
                     _ => {}
                 }
             }
-            let Some(wakeup) = self.ledger.observe(happening) else {
-                continue;
-            };
-            let Some(r) = wakeup.release else {
-                continue;
-            };
-            let rel = &self.ledger.releases()[r];
-            let herd = rel.woken.len() > 1
-                && (!self.readers_share || rel.woken.iter().any(|(_, writer)| *writer));
-            if herd {
-                if let Happening::Delivered {
-                    delivery: Delivery::Watch(event),
-                    ..
-                } = happening
-                {
-                    first.get_or_insert_with(|| herd_violation(view, rel, event));
+            for id in self.ledger.observe(happening) {
+                let write = self.ledger.write(id);
+                let herd = write.others_woken() > 1
+                    && (!self.readers_share || write.woken.iter().any(|(_, writer)| *writer));
+                if herd {
+                    let last = match happening {
+                        Happening::Delivered {
+                            delivery: Delivery::Watch(event),
+                            ..
+                        } => event.clone(),
+                        _ => zksim::WatchedEvent {
+                            kind: zksim::EventType::NodeCreated,
+                            path: write.node.clone().unwrap_or_default(),
+                        },
+                    };
+                    first.get_or_insert_with(|| herd_violation(view, write, &last));
                 }
             }
         }
@@ -148,16 +175,20 @@ impl Monitor for HerdMonitor {
         for r in l.releases() {
             figures.wakeups_per_release.record(r.woken.len() as u64);
             figures.wasted_per_release.record(u64::from(r.wasted));
+            figures.wakeups_per_write.record(r.woken.len() as u64);
+        }
+        for c in l.creates() {
+            figures.wakeups_per_write.record(c.woken.len() as u64);
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::history::{create_replied, create_sent, created, creates, finds_none, lists, sees};
     use super::*;
     use crate::monitor::testkit::*;
     use crate::monitor::Tally;
-    use zkrecipes::wakeups::history::{creates, lists, sees};
     use zksim::EventType;
 
     const LOCK: &str = "/lock/lock";
@@ -328,11 +359,62 @@ mod tests {
         assert_eq!(figures(&m).latency.iter().collect::<Vec<_>>(), vec![(7, 1)]);
     }
 
+    /// Issue 35, back to back: the waiters found no lock node and watch for
+    /// its creation; the next holder's create wakes them all. No release
+    /// woke more than one, and the herd is caught at the create.
+    #[test]
+    fn one_create_waking_everyone_is_a_herd() {
+        let mut m = HerdMonitor::new(Family::Lock);
+        let v = FakeView::new(4);
+        let mut log = vec![req(0), req(1), req(2), req(3)];
+        log.extend(creates(0, 1, LOCK, 5));
+        log.extend([acq(0, 5), delete_sent(0, 2, LOCK), rel(0)]);
+        for c in 1..4 {
+            log.extend(finds_none(c, 1, LOCK));
+        }
+        log.push(create_sent(1, 2, LOCK));
+        log.extend([created(1, LOCK), created(2, LOCK)]);
+        assert_eq!(m.observe(&v, &log), Ok(()), "its own and one other");
+        assert_eq!(m.observe(&v, &[created(3, LOCK)]), Ok(()), "reply not in");
+        let err = m.observe(&v, &[create_replied(1, 2, LOCK, 9)]).unwrap_err();
+        assert_eq!(err.property, Property::NoHerd);
+        for needle in [
+            "client 1 created /lock/lock",
+            "woken 3 waiters",
+            "NodeCreated",
+        ] {
+            assert!(err.explanation.contains(needle), "{}", err.explanation);
+        }
+        let _ = m.observe(&v, &[acq(1, 9)]);
+        m.finish(&End::default()).unwrap();
+        let f = figures(&m);
+        assert_eq!(f.max_wakeups_per_release(), 0);
+        assert_eq!(f.max_wakeups_per_write(), 3);
+        assert_eq!(f.wakeups_per_write.len(), 3, "one release, two creates");
+    }
+
+    /// A create that woke only its creator and one other client wakes one
+    /// waiter besides the one that now holds the lock: no herd.
+    #[test]
+    fn a_create_waking_its_creator_and_one_other_is_no_herd() {
+        let mut m = HerdMonitor::new(Family::Lock);
+        let v = FakeView::new(3);
+        let mut log = vec![req(1), req(2)];
+        log.extend(finds_none(1, 1, LOCK));
+        log.extend(finds_none(2, 1, LOCK));
+        log.push(create_sent(1, 2, LOCK));
+        log.extend([created(1, LOCK), created(2, LOCK)]);
+        log.extend([create_replied(1, 2, LOCK, 4), acq(1, 4)]);
+        assert_eq!(m.observe(&v, &log), Ok(()));
+        assert_eq!(figures(&m).max_wakeups_per_write(), 2);
+    }
+
     /// A herd of a thousand is named by its first few and a count, not a
     /// thousand names.
     #[test]
     fn a_large_herd_names_its_first_waiters_and_counts_the_rest() {
-        let woken = |n: usize| Release {
+        let woken = |n: usize| Write {
+            kind: WriteKind::Release,
             client: 0,
             node: Some(LOCK.to_string()),
             czxid: Some(7),
