@@ -1,8 +1,12 @@
 //! How short the shrinker makes liveness and leak counterexamples: for each
 //! shipped flawed variant that breaks `liveness` or `leaks` (and the seed
 //! rows of `docs/VERDICTS.md` that do), the first failing seed of a random
-//! sweep from seed 0, its length, and the shrunk length, with the replays
-//! the shrinker spent. The figures of `docs/VERDICTS.md`, "Shrinking".
+//! sweep from seed 0, its length, and the shrunk length — by phase 1 alone
+//! (removing events: the shrinker before completion and the searches) and
+//! by the whole shrinker — with the replays, search states and wall time
+//! each spent, the story's ingredients, and the length no counterexample
+//! of the same story can go below (the breadth-first search from the
+//! initial state). The figures of `docs/VERDICTS.md`, "Shrinking".
 //!
 //! ```text
 //! cargo run --release -p zkcheck-cli --example shrink_lengths -- [SCHEDULES] [JOBS]
@@ -19,7 +23,8 @@ use zkcheck::explore::{self, Options};
 use zkcheck::monitor::Property::{self, Liveness, NoLeaks};
 use zkcheck::progress::Progress;
 use zkcheck::scenario::{property_name, Scenario, StrategyKind};
-use zkcheck::shrink::shrink;
+use zkcheck::shrink::{shrink_with, Phases};
+use zksim::Event;
 
 /// A recipe swapped for another: `(from, to)`, every client group of it.
 type Swap = Option<(&'static str, &'static str)>;
@@ -86,13 +91,36 @@ fn scenario(file: &str, swap: Option<(&str, &str)>, check: Property) -> Scenario
     s
 }
 
+/// What the steps of a schedule are, by kind: a liveness or leak verdict
+/// waits for every follower to apply every write, every request to be
+/// taken and every message to be handled.
+fn composition(events: &[Event]) -> String {
+    let count = |f: &dyn Fn(&Event) -> bool| events.iter().filter(|e| f(e)).count();
+    format!(
+        "{} steps: {} follower applies, {} requests taken, {} messages handled, \
+         {} timers, {} connects, {} ticks, {} faults",
+        events.len(),
+        count(&|e| matches!(e, Event::Apply { .. })),
+        count(&|e| matches!(e, Event::Request { .. })),
+        count(&|e| matches!(e, Event::Receive { .. })),
+        count(&|e| matches!(e, Event::Timer { .. })),
+        count(&|e| matches!(e, Event::Connect { .. })),
+        count(&|e| matches!(e, Event::Tick)),
+        count(&|e| matches!(e, Event::Fault(_))),
+    )
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let schedules: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(20_000);
     let jobs: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(2);
-    println!("| scenario | recipe | check | first failing seed | steps (raw → shrunk) | replays | shrink time |");
-    println!("|---|---|---|---|---|---|---|");
-    let mut shrunk_lengths = Vec::new();
+    println!(
+        "| scenario | recipe | check | seed | raw | phase 1 (replays, time) | \
+         all phases (replays, states, time) | no story shorter than | ingredients |"
+    );
+    println!("|---|---|---|---:|---:|---:|---:|---:|---|");
+    let (mut before, mut after) = (Vec::new(), Vec::new());
+    let (mut before_time, mut after_time) = (0.0, 0.0);
     for &(file, swap, check) in CASES {
         let scenario = scenario(file, swap, check);
         let mut options = Options::from_scenario(&scenario);
@@ -104,29 +132,57 @@ fn main() {
         let recipe = swap.map_or(scenario.recipe.as_str(), |(_, to)| to);
         let Some(failure) = found.failure else {
             println!(
-                "| `{file}` | `{recipe}` | {} | not found in {schedules} | — | — | — |",
+                "| `{file}` | `{recipe}` | {} | not found in {schedules} | | | | | |",
                 property_name(check)
             );
             continue;
         };
-        let started = Instant::now();
-        let shrunk = shrink(&scenario, &failure.schedule, &failure.violation);
-        let elapsed = started.elapsed().as_secs_f64();
-        assert_eq!(shrunk.violation.property, check);
-        shrunk_lengths.push(shrunk.schedule.len());
+        let shrink = |phases| {
+            let started = Instant::now();
+            let shrunk = shrink_with(
+                &scenario,
+                &failure.schedule,
+                &failure.violation,
+                phases,
+                &|| false,
+            );
+            (shrunk, started.elapsed().as_secs_f64())
+        };
+        let (removing, removing_time) = shrink(Phases::Removing);
+        let (all, all_time) = shrink(Phases::All);
+        assert_eq!(all.violation.property, check);
+        before.push(removing.schedule.len());
+        after.push(all.schedule.len());
+        before_time += removing_time;
+        after_time += all_time;
+        println!("<!-- {} -->", composition(&all.schedule.events));
+        let bound = match all.no_shorter_than {
+            0 => "—".to_string(),
+            n if n == all.schedule.len() => format!("{n} (shortest)"),
+            n => n.to_string(),
+        };
         println!(
-            "| `{file}` | `{recipe}` | {} | {} | {} → **{}** | {} | {elapsed:.2}s |",
+            "| `{file}` | `{recipe}` | {} | {} | {} | {} ({}, {removing_time:.2}s) | **{}** ({}, {}, {all_time:.2}s) | {bound} | {} |",
             property_name(check),
             failure.seed.unwrap_or(0),
             failure.schedule.len(),
-            shrunk.schedule.len(),
-            shrunk.attempts,
+            removing.schedule.len(),
+            removing.attempts,
+            all.schedule.len(),
+            all.attempts,
+            all.states,
+            all.ingredients.join(", "),
         );
     }
-    let over = shrunk_lengths.iter().filter(|&&n| n > 25).count();
+    let over = |lengths: &[usize]| lengths.iter().filter(|&&n| n > 25).count();
+    let longest = |lengths: &[usize]| lengths.iter().max().copied().unwrap_or(0);
     println!(
-        "\n{} cases shrunk, longest {} steps, {over} over 25 steps",
-        shrunk_lengths.len(),
-        shrunk_lengths.iter().max().copied().unwrap_or(0)
+        "\n{} cases; phase 1: longest {} steps, {} over 25, {before_time:.1}s in all; \
+         all phases: longest {} steps, {} over 25, {after_time:.1}s in all",
+        after.len(),
+        longest(&before),
+        over(&before),
+        longest(&after),
+        over(&after),
     );
 }

@@ -348,22 +348,29 @@ fn shrinking_keeps_the_property_and_never_grows() {
     // Deterministic.
     let again = shrink(&scenario, &failure.schedule, &failure.violation);
     assert_eq!(again.schedule, shrunk.schedule);
-    // Nothing left to drop: every single-step removal loses the failure.
+    // Nothing left to drop: every single-step removal loses the failure
+    // or changes its story (`zkcheck::shrink::story`).
     assert_eq!(
-        removable_steps(&scenario, &shrunk.schedule, &shrunk.violation),
+        removable_steps(&scenario, &shrunk.schedule, &shrunk.story),
         0
     );
 }
 
-/// How many single steps could still be removed with the failure kept.
-fn removable_steps(scenario: &Scenario, s: &Schedule, v: &zkcheck::monitor::Violation) -> usize {
+/// How many single steps could still be removed with the failure's story
+/// kept.
+fn removable_steps(
+    scenario: &Scenario,
+    s: &Schedule,
+    story: &zkcheck::shrink::story::Story,
+) -> usize {
     (0..s.len())
         .filter(|&i| {
             let mut events = s.events.clone();
             events.remove(i);
             let mut chooser = zkcheck::explore::replay::EventChooser::new(&events);
-            let run = zkcheck::run::drive(scenario, &mut chooser, |_, _, _| {});
-            run.violation.is_some_and(|w| w.property == v.property)
+            let mut marks = zkcheck::shrink::story::Marks::default();
+            let run = zkcheck::run::drive(scenario, &mut chooser, |_, e, log| marks.add(e, log));
+            run.violation.is_some_and(|w| story.accepts(&w, marks))
         })
         .count()
 }

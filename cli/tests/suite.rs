@@ -47,6 +47,7 @@ mod serve;
 mod session_flaws;
 mod shards;
 mod shards_cli;
+mod shrink_story;
 mod symmetry;
 mod token;
 mod two_doors;

@@ -1,62 +1,107 @@
-//! Shrinking a failing schedule to a short one that fails the same way.
+//! The cheap passes: candidates made by removing or replacing events of
+//! the current schedule, each replayed and judged by the story.
 //!
 //! A candidate is a list of events replayed leniently (an event no longer
-//! enabled when its turn comes is skipped); it counts if the run breaks the
-//! *same property*. The candidate's executed schedule then replaces the
-//! current one, so the result always replays strictly, event by event.
+//! enabled when its turn comes is skipped). Once its story's ingredients
+//! are fixed, a candidate that runs out of events is also *completed*:
+//! each later step takes the first enabled event that is neither a fault
+//! nor a clock tick, a tick only when nothing else can happen, until the
+//! run ends by itself. Completion is what lets a liveness or leak
+//! counterexample lose steps: such a verdict is reached only at the end of
+//! a run, and a candidate that dropped the deliveries and ticks the end
+//! waits for would otherwise stop short of it. The candidate's executed
+//! schedule (completion included) then replaces the current one, so the
+//! result always replays strictly, event by event.
 //!
-//! Passes, repeated until a whole round changes nothing (or the attempt
-//! budget is spent): drop each injected fault; drop runs of clock ticks
-//! (whole, then by halves from their end); drop chunks of steps
-//! (halves, quarters, … single steps, delta-debugging style); replace a
-//! step by an event with a lower index in the enabled list. Every accepted
-//! change makes the schedule shorter, or as long with lexicographically
-//! smaller indices, so shrinking ends, and it is deterministic.
+//! Every accepted change makes the schedule shorter, or as long with
+//! lexicographically smaller indices, so the passes end, and they are
+//! deterministic.
 
-use crate::explore::candidate::AlternativesRecorder;
-use crate::explore::replay::EventChooser;
-use crate::monitor::{Property, Violation};
-use crate::run::drive;
-use crate::scenario::Scenario;
-use crate::schedule::{is_injected_fault, Schedule};
 use zkrecipes::RecipeSet;
 use zksim::Event;
 
+use super::story::{Marks, Story};
+use crate::model::Model;
+use crate::monitor::Violation;
+use crate::explore::candidate::AlternativesRecorder;
+use crate::explore::Chooser;
+use crate::run::drive;
+use crate::scenario::Scenario;
+use crate::schedule::{is_injected_fault, Schedule};
+
 /// Replays tried at most while shrinking one schedule.
-const BUDGET: usize = 4000;
+pub(super) const BUDGET: usize = 4000;
 /// Lower-index alternatives tried per step.
 const ALTERNATIVES: usize = 2;
 
-/// The result of shrinking.
-#[derive(Clone, Debug)]
-pub struct Shrunk {
-    pub schedule: Schedule,
-    pub violation: Violation,
-    /// Candidate replays tried.
+/// The current counterexample and what judges a candidate against it.
+pub(super) struct Shrinker<'a, C: RecipeSet> {
+    pub scenario: &'a Scenario<C>,
+    pub story: Story,
     pub attempts: usize,
-}
-
-struct Shrinker<'a, C: RecipeSet> {
-    scenario: &'a Scenario<C>,
-    property: Property,
-    attempts: usize,
-    schedule: Schedule,
-    indices: Vec<u32>,
-    violation: Violation,
+    pub schedule: Schedule,
+    pub indices: Vec<u32>,
+    pub violation: Violation,
+    /// The current schedule's ingredients.
+    pub marks: Marks,
+    /// Complete candidates that run out of events (module docs).
+    pub complete: bool,
     /// Asked before every replay: `true` ends shrinking with what it has
     /// (Ctrl-C, the time limit).
-    stop: &'a dyn Fn() -> bool,
+    pub stop: &'a dyn Fn() -> bool,
+}
+
+/// Lenient replay of a candidate, then (if asked) its completion.
+struct Candidate<'a> {
+    events: &'a [Event],
+    next: usize,
+    complete: bool,
+}
+
+impl<C: RecipeSet> Chooser<C> for Candidate<'_> {
+    fn choose(&mut self, _model: &Model<C>, enabled: &[Event]) -> Option<usize> {
+        while let Some(event) = self.events.get(self.next) {
+            self.next += 1;
+            if let Some(i) = enabled.iter().position(|e| e == event) {
+                return Some(i);
+            }
+        }
+        if !self.complete {
+            return None;
+        }
+        enabled
+            .iter()
+            .position(|e| *e != Event::Tick && !matches!(e, Event::Fault(_)))
+            .or_else(|| enabled.iter().position(|e| *e == Event::Tick))
+            .or_else(|| enabled.iter().position(|e| !is_injected_fault(e)))
+    }
 }
 
 impl<C: RecipeSet> Shrinker<'_, C> {
-    /// Try `events`; keep them if they fail the same way and are smaller.
-    fn try_events(&mut self, events: &[Event]) -> bool {
-        if self.attempts >= BUDGET || (self.stop)() {
-            return false;
-        }
+    /// Whether shrinking must end now (budget spent or asked to stop).
+    pub fn out_of_time(&self) -> bool {
+        self.attempts >= BUDGET || (self.stop)()
+    }
+
+    /// Try `events`; keep them if they tell the same story and are smaller.
+    pub fn try_events(&mut self, events: &[Event]) -> bool {
+        !self.out_of_time() && self.judge(events)
+    }
+
+    /// [`Shrinker::try_events`] whatever the replay budget (for what a
+    /// search found, already paid for in states).
+    pub fn judge(&mut self, events: &[Event]) -> bool {
         self.attempts += 1;
-        let run = drive(self.scenario, &mut EventChooser::new(events), |_, _, _| {});
-        let Some(v) = run.violation.filter(|v| v.property == self.property) else {
+        let mut chooser = Candidate {
+            events,
+            next: 0,
+            complete: self.complete,
+        };
+        let mut marks = Marks::default();
+        let run = drive(self.scenario, &mut chooser, |_, event, log| {
+            marks.add(event, log)
+        });
+        let Some(v) = run.violation.filter(|v| self.story.accepts(v, marks)) else {
             return false;
         };
         let Some(indices) = run.schedule.to_indices(self.scenario) else {
@@ -67,8 +112,18 @@ impl<C: RecipeSet> Shrinker<'_, C> {
             self.schedule = run.schedule;
             self.indices = indices;
             self.violation = v;
+            self.marks = marks;
         }
         smaller
+    }
+
+    /// Every cheap pass once; whether any changed the schedule.
+    pub fn round(&mut self) -> bool {
+        let mut changed = self.drop_faults();
+        changed |= self.drop_tick_runs();
+        changed |= self.drop_chunks();
+        changed |= self.lower_indices();
+        changed
     }
 
     fn drop_faults(&mut self) -> bool {
@@ -117,6 +172,7 @@ impl<C: RecipeSet> Shrinker<'_, C> {
         changed
     }
 
+    /// Delta debugging: remove halves, quarters, … single steps.
     fn drop_chunks(&mut self) -> bool {
         let mut changed = false;
         let mut size = (self.schedule.len() / 2).max(1);
@@ -139,6 +195,7 @@ impl<C: RecipeSet> Shrinker<'_, C> {
         }
     }
 
+    /// Replace a step by an event with a lower index in the enabled list.
     fn lower_indices(&mut self) -> bool {
         let mut changed = false;
         // The lower-index alternatives of each step of the current schedule.
@@ -162,48 +219,5 @@ impl<C: RecipeSet> Shrinker<'_, C> {
             }
         }
         changed
-    }
-}
-
-/// Shrink `failing`, a schedule that breaks `violation.property`.
-pub fn shrink<C: RecipeSet>(
-    scenario: &Scenario<C>,
-    failing: &Schedule,
-    violation: &Violation,
-) -> Shrunk {
-    shrink_until(scenario, failing, violation, &|| false)
-}
-
-/// [`shrink`], ending early (with the smallest failing schedule so far)
-/// once `stop` says so.
-pub fn shrink_until<C: RecipeSet>(
-    scenario: &Scenario<C>,
-    failing: &Schedule,
-    violation: &Violation,
-    stop: &dyn Fn() -> bool,
-) -> Shrunk {
-    let indices = failing.to_indices(scenario).unwrap_or_default();
-    let mut s = Shrinker {
-        scenario,
-        property: violation.property,
-        attempts: 0,
-        schedule: failing.clone(),
-        indices,
-        violation: violation.clone(),
-        stop,
-    };
-    loop {
-        let mut changed = s.drop_faults();
-        changed |= s.drop_tick_runs();
-        changed |= s.drop_chunks();
-        changed |= s.lower_indices();
-        if !changed || s.attempts >= BUDGET || stop() {
-            break;
-        }
-    }
-    Shrunk {
-        schedule: s.schedule,
-        violation: s.violation,
-        attempts: s.attempts,
     }
 }
