@@ -167,7 +167,8 @@ fn lock_naive_seed_10_charges_no_release_with_four_wakeups() {
 #[test]
 fn back_to_back_the_naive_herd_is_charged_to_creates() {
     use zkcheck::monitor::Property;
-    use zkcheck::timing::{run_timed, Timing};
+    use zkcheck::scenario::Timing;
+    use zkcheck_cli::timing::run_timed;
     const N: usize = 16;
     for seed in 0..2 {
         let mut s = zkcheck_cli::compare::scenario_timed("naive", N, false, Timing::default());
