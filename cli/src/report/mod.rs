@@ -173,9 +173,9 @@ pub fn markdown_in(config: &CompareConfig, rows: &[Row], dir: &Path) -> String {
     );
     out.push_str(
         "A *wakeup* is a node-watch event delivered to a client waiting for the lock. A *lock \
-         write* is what fires such events: a release (the holder's delete) or a create of a lock \
-         node; every acquisition takes one of each. Each wakeup is charged to the write that \
-         fired it: a `NodeDeleted` to the release that deleted exactly the node the client was \
+         write* is what fires such events: a release (the holder's delete) or a create (every \
+         node a client created, its lock node or the parent it set up first). Each wakeup is \
+         charged to the write that fired it: a `NodeDeleted` to the release that deleted exactly the node the client was \
          watching (the czxid it last saw at that path), a `NodeCreated` (a client whose `exists` \
          found no node watches for its creation) to the create of that node \
          (`checker/src/monitor/herd/ledger.rs` has the exact rules). *Wakeups / lock write \
