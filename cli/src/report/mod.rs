@@ -164,7 +164,7 @@ pub fn markdown_in(config: &CompareConfig, rows: &[Row], dir: &Path) -> String {
     );
     let _ = writeln!(
         out,
-        "Every run is scheduled by the calibrated timing model (`checker/src/timing/`, \
+        "Every run is scheduled by the calibrated timing model (`cli/src/timing/`, \
          `[timing]` in docs/SCENARIOS.md): one-way latency {} µs, service {} µs per read and {} µs \
          per write (+{} µs commit delay), {} µs per watch notification, ±{} % jitter; the server \
          is one FIFO queue, so a herd's requests and notifications make everyone behind them \
