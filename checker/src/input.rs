@@ -22,6 +22,7 @@ use crate::limits::Limit;
 pub struct InputError {
     /// 1-based line and column of the fault, when it is in the text.
     pub position: Option<(usize, usize)>,
+    /// What is wrong, naming the file (e.g. too large, not UTF-8, a device).
     pub message: String,
 }
 
@@ -86,7 +87,7 @@ pub fn read_bytes(path: &Path, limit: Limit, what: &str) -> Result<Vec<u8>, Inpu
     Ok(bytes)
 }
 
-/// [`read_bytes`] as UTF-8 text ([`text_of`]).
+/// `read_bytes` as UTF-8 text (`text_of`).
 pub fn read_text(path: &Path, limit: Limit, what: &str) -> Result<String, InputError> {
     text_of(read_bytes(path, limit, what)?)
 }

@@ -25,7 +25,10 @@ use crate::scenario::Scenario;
 /// that copying a state is cheap.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Model<C: RecipeSet = AnyRecipe> {
+    /// The simulated ensemble and the recipe's clients.
     pub world: World<C>,
+    /// The property monitors' state, judged after every step; part of the
+    /// state's identity (what a monitor remembers can tell two states apart).
     pub monitors: Arc<MonitorSet>,
     /// Faults aimed at clients or roles, and the roles clients play; `None`
     /// (most scenarios) when every fault may strike anyone, so that a state

@@ -19,7 +19,7 @@ use crate::stop::{Stop, StopReason};
 pub enum Display {
     /// An indicatif bar (stderr is a terminal).
     Bar,
-    /// A plain line every [`LINE_EVERY`] (stderr is not a terminal).
+    /// A plain line every `LINE_EVERY` (stderr is not a terminal).
     Lines,
     /// Nothing (`--quiet`, library use, tests).
     Hidden,
@@ -114,6 +114,7 @@ impl Progress {
         self.stop.check()
     }
 
+    /// Count `n` more runs (or states) done.
     pub fn inc(&self, n: u64) {
         self.bar.inc(n);
         self.maybe_line();
@@ -166,6 +167,7 @@ impl Progress {
         let _ = writeln!(std::io::stderr(), "{line}");
     }
 
+    /// Clear the bar: the search is over and its result is about to be printed.
     pub fn finish(&self) {
         self.bar.finish_and_clear();
     }

@@ -32,10 +32,15 @@ pub trait Chooser<C: RecipeSet = AnyRecipe> {
 /// What one seeded run found (the contract `compare` relies on).
 #[derive(Clone, Debug)]
 pub struct RunOutcome {
+    /// The seed the run was drawn from.
     pub seed: u64,
+    /// The hard property it broke, if any.
     pub violation: Option<Violation>,
+    /// The events it took, in order.
     pub schedule: Schedule,
+    /// How many steps it took.
     pub steps: usize,
+    /// What the measured properties counted in it.
     pub figures: Tally,
     /// The run was cut at `explore.max_steps` (see [`Ending::StepBound`]).
     pub cut: bool,
@@ -80,9 +85,13 @@ impl Ending {
 /// Everything a driven run produced.
 #[derive(Clone, Debug)]
 pub struct Run<C: RecipeSet = AnyRecipe> {
+    /// The hard property broken, if any.
     pub violation: Option<Violation>,
+    /// The events taken, in order.
     pub schedule: Schedule,
+    /// How the run ended, which says whether its end was judged.
     pub ending: Ending,
+    /// The state it ended in (for traces and end-of-run figures).
     pub model: Model<C>,
 }
 

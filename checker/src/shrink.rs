@@ -29,7 +29,10 @@ const ALTERNATIVES: usize = 2;
 /// The result of shrinking.
 #[derive(Clone, Debug)]
 pub struct Shrunk {
+    /// The shortest schedule found that still breaks the property.
     pub schedule: Schedule,
+    /// The violation at its end (the same property; its explanation may
+    /// differ).
     pub violation: Violation,
     /// Candidate replays tried.
     pub attempts: usize,

@@ -86,9 +86,9 @@ pub fn on_signal(first: Option<Instant>, now: Instant) -> OnSignal {
 }
 
 /// Make Ctrl-C, SIGTERM and SIGHUP end the search cleanly (the command then
-/// prints what it has). A second signal more than [`SECOND_SIGNAL_GRACE`]
+/// prints what it has). A second signal more than `SECOND_SIGNAL_GRACE`
 /// after the first ends the process at once with exit code 3
-/// ([`EXIT_STOPPED_AT_ONCE`]), for a search that does not look at its stop
+/// (`EXIT_STOPPED_AT_ONCE`), for a search that does not look at its stop
 /// flag often enough; one within the grace is ignored. Installed once per
 /// process; later calls do nothing.
 pub fn install_signal_handler() {

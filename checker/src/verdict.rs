@@ -246,15 +246,18 @@ pub struct Coverage {
     pub schedules: u64,
     pub events: u64,
     /// What stopped the exploration early (a signal, `--time-limit`, the
+    /// Events applied, over all runs.
     /// memory budget, the state cap), as a sentence.
     pub stopped: Option<String>,
     /// Runs cut at `explore.max_steps`, and that bound.
     pub step_cut: u64,
     pub max_steps: usize,
     /// Runs the clock cut at `ensemble.max_time` (work was left), and that bound.
+    /// The step bound, for the sentence.
     pub clock_cut: u64,
     pub max_time: u64,
     /// The hard checks that judge a run's end ([`end_judges`]): with none,
+    /// The clock bound, for the sentence.
     /// a run the clock cut is a complete check of what was asked (every
     /// step was judged, and the scenario's world ends at `max_time`).
     pub end_judges: Vec<String>,
@@ -262,6 +265,7 @@ pub struct Coverage {
     pub depth_cut: u64,
     pub depth: usize,
     /// Seeded: schedules run of those asked (`None`: not a seeded sweep,
+    /// The depth bound, for the sentence.
     /// or one that stopped at a failing seed or early).
     pub schedules_short: Option<(u64, u64)>,
     /// A replay: the token's schedule ran out before the run ended.

@@ -8,13 +8,11 @@
 //! Under symmetry the count of representatives depends on which members
 //! of an orbit a search meets (ties in the representative's choice), so
 //! there the counts are compared with exact orbit keys
-//! ([`Symmetry::exact`]). And the independence relation itself is checked
+//! (the engine's `Symmetry::exact`). And the independence relation itself is checked
 //! against the simulator: along random schedules of the scenario files
 //! (with faults, followers, every recipe family), every two steps it calls
 //! independent commute — each stays enabled after the other, both orders
 //! reach equal states with equal verdicts, and each keeps its footprint.
-//!
-//! [`Symmetry::exact`]: zkcheck::explore::exhaustive::symmetry::Symmetry::exact
 
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;

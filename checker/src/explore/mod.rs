@@ -28,6 +28,7 @@ use crate::schedule::Schedule;
 /// overridden by command-line flags).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Options {
+    /// Which search: random, PCT, BFS or DFS.
     pub strategy: StrategyKind,
     /// Random/PCT: number of seeds.
     pub schedules: u64,
@@ -75,7 +76,9 @@ impl Options {
 pub struct Failure {
     /// The seed that found it (seeded strategies only).
     pub seed: Option<u64>,
+    /// The broken property and why.
     pub violation: Violation,
+    /// The events that lead to it, as found (not yet shrunk).
     pub schedule: Schedule,
     /// A lasso ([`crate::lasso`]): the schedule's events from this index on
     /// are a cycle that can repeat for ever (exhaustive search's cycle
@@ -119,6 +122,8 @@ pub struct Exploration {
     /// What ended the exploration before it explored everything it was
     /// asked to (interrupt, time limit, memory budget, state cap).
     pub ended_by: Option<crate::stop::StopReason>,
+    /// The first failure (the smallest failing seed, or the first found by
+    /// exhaustive search); `None` when no hard property broke.
     pub failure: Option<Failure>,
     /// Tally of the measured properties, merged in seed order.
     pub figures: Tally,
@@ -126,6 +131,9 @@ pub struct Exploration {
 
 /// An exploration strategy over scenarios of recipe type `C`.
 pub trait Strategy<C: RecipeSet = AnyRecipe> {
+    /// Explore `scenario` and report what was found; `progress` shows how far
+    /// it got and carries the stop conditions (signals, time, memory) the
+    /// search must obey.
     fn explore(&self, scenario: &Scenario<C>, progress: &Progress) -> Exploration;
 }
 

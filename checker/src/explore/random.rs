@@ -60,6 +60,8 @@ pub struct RandomChooser {
 }
 
 impl RandomChooser {
+    /// A chooser drawing from `rng`; which fault kinds it may inject at all is
+    /// drawn first (swarm testing), so different seeds stress different mixes.
     pub fn new(mut rng: ChaCha8Rng) -> Self {
         let faults_on = draw_swarm(&mut rng);
         RandomChooser { rng, faults_on }

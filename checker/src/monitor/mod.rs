@@ -62,6 +62,7 @@ impl Property {
 /// A property broken at some step, with the words that explain it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Violation {
+    /// The property broken.
     pub property: Property,
     /// What happened, for a reader of the recipe's article: which client,
     /// which node, which event, why it breaks the property.

@@ -440,6 +440,9 @@ impl MonitorSet {
         }
     }
 
+    /// Judge one step (the world is already after it): every monitor that reads
+    /// a kind of happening in `step` observes it, the others pass. Returns the
+    /// first hard violation.
     pub fn observe<C: Client>(
         &mut self,
         world: &World<C>,
@@ -458,6 +461,8 @@ impl MonitorSet {
         self.weigh(custom)
     }
 
+    /// The run ended: judge what only the end can tell (liveness, leaks) on
+    /// `world`'s final state.
     pub fn finish<C: Client>(&mut self, world: &World<C>) -> Result<(), Violation> {
         let end = End::of(world);
         self.finish_with(&end)
