@@ -53,7 +53,7 @@ impl std::fmt::Display for NotALasso {
 }
 
 /// An app event by which a client gets somewhere.
-pub fn is_progress(event: &AppEvent) -> bool {
+pub(crate) fn is_progress(event: &AppEvent) -> bool {
     matches!(
         event,
         AppEvent::Acquired { .. }
@@ -195,7 +195,7 @@ fn livelock(waiting: &[ClientId], cycle_from: usize, len: usize) -> Violation {
 /// ... single steps) while the result is still a lasso of the same cycle
 /// ([`judge`]). The cycle itself is kept as found. `stop` is asked between
 /// replays.
-pub fn shrink_prefix<C: RecipeSet>(
+pub(crate) fn shrink_prefix<C: RecipeSet>(
     scenario: &Scenario<C>,
     events: &[Event],
     cycle_from: usize,

@@ -13,8 +13,8 @@ use zksim::{Event, Fault, Happening, World};
 
 use crate::aim::{Aims, Roles};
 use crate::invariant::Invariant;
-use crate::monitor::set::MonitorSet;
-use crate::monitor::view::Measured;
+use crate::monitor::Measured;
+use crate::monitor::MonitorSet;
 use crate::monitor::{Property, Violation};
 use crate::scenario::Scenario;
 
@@ -33,14 +33,14 @@ pub struct Model<C: RecipeSet = AnyRecipe> {
     /// Faults aimed at clients or roles, and the roles clients play; `None`
     /// (most scenarios) when every fault may strike anyone, so that a state
     /// copied by the search does not carry two empty tables inline.
-    pub aiming: Option<Box<Aiming>>,
+    pub(crate) aiming: Option<Box<Aiming>>,
     /// The scenario's invariants: stateless, so not part of the identity.
     invariants: Measured<Arc<[Invariant<C>]>>,
 }
 
 /// Where a scenario aims its faults, and the roles that decide it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Aiming {
+pub(crate) struct Aiming {
     /// Which client (or role) each fault kind may strike (fixed for the run).
     pub aims: Aims,
     /// The roles clients play, from their application events.

@@ -39,7 +39,7 @@ impl Display {
 }
 
 /// How often a progress line is printed when stderr is not a terminal.
-pub const LINE_EVERY: Duration = Duration::from_secs(5);
+pub(crate) const LINE_EVERY: Duration = Duration::from_secs(5);
 
 /// Progress of an exploration (seeds done, or states seen) and its stop conditions.
 pub struct Progress {

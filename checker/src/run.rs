@@ -7,7 +7,7 @@ use zkrecipes::{AnyRecipe, AppEvent, RecipeSet};
 use zksim::{Event, Fault, Happening};
 
 use crate::model::Model;
-use crate::monitor::tally::Tally;
+use crate::monitor::Tally;
 use crate::monitor::Violation;
 use crate::scenario::Scenario;
 use crate::schedule::{is_injected_fault, Schedule};
@@ -233,7 +233,7 @@ pub(crate) fn conclude<C: RecipeSet>(
 /// a tick would still change something ([`zksim::World::waits_on_time`]),
 /// and the clients are not all done. The end-of-run monitors read such an
 /// end as "progress possible" ([`crate::monitor::End`]) and judge nothing.
-pub fn cut_by_clock<C: RecipeSet>(model: &Model<C>, enabled: &[Event]) -> bool {
+pub(crate) fn cut_by_clock<C: RecipeSet>(model: &Model<C>, enabled: &[Event]) -> bool {
     let world = &model.world;
     !model.is_quiescent()
         && !enabled.contains(&Event::Tick)
@@ -257,7 +257,7 @@ pub fn outcome<C: RecipeSet, Ch: Chooser<C> + ?Sized>(
 
 /// [`outcome`] from a copy of `start`, the scenario's initial state
 /// ([`drive_from`]).
-pub fn outcome_from<C: RecipeSet, Ch: Chooser<C> + ?Sized>(
+pub(crate) fn outcome_from<C: RecipeSet, Ch: Chooser<C> + ?Sized>(
     start: &Model<C>,
     max_steps: usize,
     seed: u64,

@@ -55,6 +55,6 @@ impl Schedule {
 }
 
 /// A fault from the scenario's budget (a `Heal` only undoes one, and is free).
-pub fn is_injected_fault(event: &Event) -> bool {
+pub(crate) fn is_injected_fault(event: &Event) -> bool {
     matches!(event, Event::Fault(f) if !matches!(f, Fault::Heal { .. }))
 }

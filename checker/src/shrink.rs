@@ -200,7 +200,7 @@ pub fn shrink<C: RecipeSet>(
 
 /// [`shrink`], ending early (with the smallest failing schedule so far)
 /// once `stop` says so.
-pub fn shrink_until<C: RecipeSet>(
+pub(crate) fn shrink_until<C: RecipeSet>(
     scenario: &Scenario<C>,
     failing: &Schedule,
     violation: &Violation,

@@ -17,6 +17,8 @@ use crate::run::Ending;
 use crate::scenario::{property_name, Scenario, StrategyKind};
 use crate::token::Token;
 
+pub use crate::contract::unjudged;
+
 /// `ok`, `violation` or `incomplete` (exit codes 0, 1, 3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -211,7 +213,7 @@ fn seeded(strategy: StrategyKind) -> bool {
 /// asker acquires), `leaks` (nothing left behind), `queue` (every offered
 /// item taken), `election` (a leader emerges). A run the clock cut was
 /// never at its end, so these checks judged nothing there.
-pub fn judges_end(p: Property) -> bool {
+pub(crate) fn judges_end(p: Property) -> bool {
     matches!(
         p,
         Property::Liveness | Property::NoLeaks | Property::QueueSafety | Property::Election
@@ -244,28 +246,28 @@ pub struct Coverage {
     pub unit: &'static str,
     /// Runs (or end states) judged, and events applied.
     pub schedules: u64,
+    /// Events applied, over all runs.
     pub events: u64,
     /// What stopped the exploration early (a signal, `--time-limit`, the
-    /// Events applied, over all runs.
     /// memory budget, the state cap), as a sentence.
     pub stopped: Option<String>,
     /// Runs cut at `explore.max_steps`, and that bound.
     pub step_cut: u64,
+    /// The step bound, for the sentence.
     pub max_steps: usize,
     /// Runs the clock cut at `ensemble.max_time` (work was left), and that bound.
-    /// The step bound, for the sentence.
     pub clock_cut: u64,
+    /// The clock bound, for the sentence.
     pub max_time: u64,
     /// The hard checks that judge a run's end ([`end_judges`]): with none,
-    /// The clock bound, for the sentence.
     /// a run the clock cut is a complete check of what was asked (every
     /// step was judged, and the scenario's world ends at `max_time`).
     pub end_judges: Vec<String>,
     /// Exhaustive search: states left unexpanded at the depth bound, and the bound.
     pub depth_cut: u64,
+    /// The depth bound, for the sentence.
     pub depth: usize,
     /// Seeded: schedules run of those asked (`None`: not a seeded sweep,
-    /// The depth bound, for the sentence.
     /// or one that stopped at a failing seed or early).
     pub schedules_short: Option<(u64, u64)>,
     /// A replay: the token's schedule ran out before the run ended.
@@ -419,7 +421,7 @@ impl Coverage {
 /// [`Coverage::reasons`] of the exploration. `options` are the ones
 /// explored (a shard's, for a shard). A violation is judged on what was
 /// run before it, so the seeds after the failing one are not missing.
-pub fn incompleteness<C: zksim::Client>(
+pub(crate) fn incompleteness<C: zksim::Client>(
     scenario: &Scenario<C>,
     options: &Options,
     r: &Exploration,

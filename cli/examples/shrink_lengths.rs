@@ -19,7 +19,7 @@ use zkcheck::explore::{self, Options};
 use zkcheck::monitor::Property::{self, Liveness, NoLeaks};
 use zkcheck::progress::Progress;
 use zkcheck::scenario::{property_name, Scenario, StrategyKind};
-use zkcheck::shrink::shrink;
+use zkcheck::shrink;
 
 /// A recipe swapped for another: `(from, to)`, every client group of it.
 type Swap = Option<(&'static str, &'static str)>;

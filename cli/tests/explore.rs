@@ -9,8 +9,8 @@ use zkcheck::explore::{self, Exploration, Options};
 use zkcheck::monitor::Property;
 use zkcheck::progress::Progress;
 use zkcheck::scenario::{Scenario, StrategyKind};
-use zkcheck::schedule::Schedule;
-use zkcheck::shrink::shrink;
+use zkcheck::shrink;
+use zkcheck::Schedule;
 
 fn scenario_file(name: &str) -> Scenario {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -412,7 +412,7 @@ fn expiries_offered(
 /// scenario still catches the session-blind lock.
 #[test]
 fn an_expiry_aimed_at_the_holder_only_ever_strikes_a_holder() {
-    use zkcheck::aim::{Role, Target};
+    use zkcheck::scenario::{Role, Target};
     use zkrecipes::AppEvent;
     use zksim::Happening;
 
@@ -521,7 +521,7 @@ fn a_bfs_counterexample_rebuilt_from_fingerprints_replays_to_its_violation() {
 fn an_expiry_aimed_at_a_group_role_only_ever_strikes_that_group() {
     let mut s = scenario_file("queue.toml");
     s.faults.expiries = 1;
-    s.aims.expiries = Some(zkcheck::aim::Target::Group(1));
+    s.aims.expiries = Some(zkcheck::scenario::Target::Group(1));
     s.validate().unwrap();
     let consumers = s.clients_in_role("consumer");
     assert_eq!(s.roles()[1], "consumer");

@@ -16,13 +16,14 @@
 
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use zkcheck::aim::{Role, Target};
-use zkcheck::explore::exhaustive::{por, Exhaustive};
+use zkcheck::explore::exhaustive::Exhaustive;
 use zkcheck::explore::{self, Exploration, Options, Strategy};
 use zkcheck::model::Model;
 use zkcheck::monitor::Property;
 use zkcheck::progress::Progress;
+use zkcheck::scenario::{Role, Target};
 use zkcheck::scenario::{Scenario, StrategyKind};
+use zkcheck::testkit::por;
 use zkcheck::token::Token;
 use zksim::Event;
 

@@ -24,8 +24,8 @@ mod bfs;
 mod dfs;
 mod expand;
 mod frontier;
-pub mod por;
-pub mod symmetry;
+pub(crate) mod por;
+pub(crate) mod symmetry;
 mod trace;
 
 use std::collections::HashMap;

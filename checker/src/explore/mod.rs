@@ -7,7 +7,7 @@
 //! number of threads.
 
 pub mod exhaustive;
-pub mod pct;
+mod pct;
 pub mod random;
 pub mod replay;
 
@@ -17,7 +17,7 @@ use rayon::prelude::*;
 use zkrecipes::{AnyRecipe, RecipeSet};
 
 use crate::model::Model;
-use crate::monitor::tally::Tally;
+use crate::monitor::Tally;
 use crate::monitor::Violation;
 use crate::progress::Progress;
 use crate::run::{outcome_from, Chooser, RunOutcome};
@@ -167,7 +167,7 @@ pub fn strategy<C: RecipeSet>(options: &Options) -> Box<dyn Strategy<C>> {
 const CHUNK: u64 = 64;
 
 /// A sweep over seeds with a chooser built from each seed's RNG.
-pub struct SeedSweep<F> {
+pub(crate) struct SeedSweep<F> {
     pub options: Options,
     pub chooser: F,
 }
@@ -190,7 +190,7 @@ where
 
 /// Run `one(seed)` for every seed of the options, in parallel, and merge
 /// in seed order up to the first failing seed.
-pub fn sweep<C: zksim::Client, R>(
+pub(crate) fn sweep<C: zksim::Client, R>(
     scenario: &Scenario<C>,
     options: &Options,
     progress: &Progress,

@@ -114,29 +114,30 @@ pub trait Monitor: Clone + Hash + Eq + Debug + Send + Sync + 'static {
     fn tally(&self, _tally: &mut Tally) {}
 }
 
-pub mod asked;
-pub mod custom;
-pub mod election;
-pub mod fenced;
-pub mod fifo;
-pub mod herd;
-pub mod kinds;
-pub mod leaks;
-pub mod liveness;
-pub mod mutex;
-pub mod named;
-pub mod owner;
-pub mod queue;
-pub mod set;
-pub mod tally;
+mod asked;
+mod custom;
+mod election;
+mod fenced;
+mod fifo;
+mod herd;
+mod kinds;
+mod leaks;
+mod liveness;
+mod mutex;
+mod named;
+pub(crate) mod owner;
+mod queue;
+mod set;
+pub(crate) mod tally;
 #[doc(hidden)]
 #[cfg(test)]
 mod testkit;
-pub mod view;
-pub mod waitfor;
+mod view;
+mod waitfor;
 
 pub use custom::Custom;
 pub use kinds::Kinds;
+pub use named::result_name;
 pub use set::MonitorSet;
 pub use tally::{Histogram, Tally};
-pub use view::{End, View};
+pub use view::{End, FakeView, Measured, NodeFacts, View};

@@ -6,8 +6,8 @@
 //! `compare` and the tests. A scenario has one canonical text
 //! ([`Scenario::to_canonical`]) so that a replay token can carry it whole.
 
-pub mod groups;
-pub mod judged;
+mod groups;
+pub(crate) mod judged;
 mod parse;
 #[cfg(test)]
 mod refusals;
@@ -17,10 +17,10 @@ use zkrecipes::registry::{self, RecipeInfo};
 use zkrecipes::{AnyRecipe, Family, RecipeParams, RecipeSet, Workload};
 use zksim::{Config, FaultBudget, Tick};
 
-use crate::aim::{Aims, Target};
 use crate::invariant::Invariant;
 use crate::monitor::{Custom, Property};
 
+pub use crate::aim::{Aims, Role, Target, ROLES};
 pub use groups::{ClientGroup, Member};
 pub use parse::{timing_from_file, ScenarioError};
 
@@ -737,7 +737,7 @@ pub(crate) fn no_control_characters(field: &str, text: &str) -> Result<(), Strin
 /// (and so [`crate::check::Check::new`]) starts from. A lock judges `mutex`
 /// and measures `fifo`, `herd` and `liveness`; an election judges
 /// `election`, a queue `queue`, each measuring `liveness`.
-pub fn default_checks(family: Family) -> (Vec<Property>, Vec<Property>) {
+pub(crate) fn default_checks(family: Family) -> (Vec<Property>, Vec<Property>) {
     match family {
         Family::Lock | Family::RwLock => (
             vec![Property::MutualExclusion],
@@ -746,11 +746,6 @@ pub fn default_checks(family: Family) -> (Vec<Property>, Vec<Property>) {
         Family::Election => (vec![Property::Election], vec![Property::Liveness]),
         Family::Queue => (vec![Property::QueueSafety], vec![Property::Liveness]),
     }
-}
-
-/// Every registered recipe name, comma-separated (for error messages).
-pub fn known_recipes() -> String {
-    AnyRecipe::names().join(", ")
 }
 
 /// The name a scenario uses for a property.
