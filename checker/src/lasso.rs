@@ -6,7 +6,7 @@
 //! else does. Such a cycle can be repeated for ever. It is a **liveness**
 //! violation (a livelock) when
 //! 1. some client waits at its start (asked and not granted, or gave up
-//!    and never asked again; [`crate::monitor::MonitorSet::waiting_clients`]),
+//!    and never asked again; `MonitorSet::waiting_clients`),
 //! 2. nobody makes progress in it: no `Acquired`, `Released`, `Elected`,
 //!    `Abdicated`, `Offered` or `Taken` (the events by which the liveness
 //!    monitor sees a wait end or work get done; a client that finishes

@@ -201,7 +201,7 @@ impl<C: RecipeSet> Model<C> {
 
     /// What keeps [`Model::renamed`] from renaming this state apart from
     /// the clients' own logic, one phrase each (empty: nothing does).
-    pub fn rename_blockers(&self) -> Vec<String> {
+    pub(crate) fn rename_blockers(&self) -> Vec<String> {
         let mut blockers = Vec::new();
         if self.aiming.is_some() {
             blockers.push("faults aimed at roles".to_string());
@@ -244,7 +244,7 @@ impl<C: RecipeSet> Model<C> {
     /// renamed state alone, not equal to its [`Model::fingerprint`]),
     /// computed without building it where parts are shared with states
     /// seen before: the visited-set key of symmetry reduction.
-    pub fn renamed_fingerprint(&self, r: &zksim::rename::Renaming) -> Option<u64> {
+    pub(crate) fn renamed_fingerprint(&self, r: &zksim::rename::Renaming) -> Option<u64> {
         if self.aiming.is_some() || !self.invariants.0.is_empty() {
             return None;
         }
@@ -301,7 +301,7 @@ impl<C: RecipeSet> Model<C> {
     }
 
     /// Whether some fault kind is aimed (the scenario's `[faults.aim]`).
-    pub fn is_aimed(&self) -> bool {
+    pub(crate) fn is_aimed(&self) -> bool {
         self.aiming.is_some()
     }
 

@@ -121,7 +121,7 @@ impl Progress {
     }
 
     /// Exhaustive search: distinct states so far.
-    pub fn set_states(&self, states: u64) {
+    pub(crate) fn set_states(&self, states: u64) {
         self.states.store(states, Ordering::Relaxed);
         if states % 1024 == 0 {
             self.bar.set_message(format!("{states} distinct states"));

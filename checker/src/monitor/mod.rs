@@ -98,7 +98,7 @@ pub trait Monitor: Clone + Hash + Eq + Debug + Send + Sync + 'static {
     /// the step (a monitor that mirrors the clients' sessions learns the
     /// new one here). So where only built-in monitors run, a step that
     /// holds no kind any of them reads and starts no session is skipped
-    /// altogether ([`MonitorSet::concerns`]; a user's monitor is shown or
+    /// altogether (`MonitorSet::concerns`; a user's monitor is shown or
     /// passed over every step). The built-in monitors are held to this by
     /// a test that runs both on every such step of random runs and
     /// compares.

@@ -574,7 +574,7 @@ impl<C: RecipeSet> Scenario<C> {
 
     /// Client `client` of the run, built as its group's recipe (`None` if
     /// `C` has no recipe of that name, which [`Scenario::validate`] rules out).
-    pub fn build_client(&self, client: usize) -> Option<C> {
+    pub(crate) fn build_client(&self, client: usize) -> Option<C> {
         C::build(self.member(client).recipe, &self.params(client))
     }
 
@@ -605,7 +605,7 @@ impl<C: RecipeSet> Scenario<C> {
 
     /// Each client's role, as an index into [`Scenario::roles`] (what a
     /// group aim is matched against).
-    pub fn client_roles(&self) -> Vec<usize> {
+    pub(crate) fn client_roles(&self) -> Vec<usize> {
         let roles = self.roles();
         (0..self.clients)
             .map(|c| {
