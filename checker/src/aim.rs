@@ -49,6 +49,8 @@ pub const ROLES: [Role; 5] = [
 ];
 
 impl Role {
+    /// The role's word in a scenario file (`target = "holder"`) and in
+    /// messages.
     pub fn name(self) -> &'static str {
         match self {
             Role::Holder => "holder",
@@ -58,6 +60,8 @@ impl Role {
             Role::Queued => "queued",
         }
     }
+    /// The role a scenario file names, or `None` for a word that is no role
+    /// (the parser then lists [`ROLES`]).
     pub fn by_name(name: &str) -> Option<Role> {
         ROLES.into_iter().find(|r| r.name() == name)
     }
@@ -89,15 +93,25 @@ impl fmt::Display for Target {
 /// The aim of each fault kind (`[faults.aim]`); `None` strikes anyone.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Aims {
+    /// Where `faults.connection_drops` may strike.
     pub connection_drops: Option<Target>,
+    /// Where `faults.expiries` may strike (the client cut off until its session
+    /// expires).
     pub expiries: Option<Target>,
+    /// Where `faults.kills` (a session ended at once) may strike.
     pub kills: Option<Target>,
+    /// Where `faults.pauses` (a client process frozen for a while) may strike.
     pub pauses: Option<Target>,
+    /// Where `faults.crashes` (a client process dying) may strike.
     pub crashes: Option<Target>,
+    /// Which follower `faults.partitions` may cut off (a server, or the server
+    /// of a client in a role).
     pub partitions: Option<Target>,
 }
 
 impl Aims {
+    /// No fault is aimed: every fault may strike anyone, and the model carries
+    /// no aiming table (the common, cheaper case).
     pub fn is_empty(&self) -> bool {
         *self == Aims::default()
     }

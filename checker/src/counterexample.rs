@@ -24,6 +24,8 @@ pub struct Counterexample {
     pub seed: Option<u64>,
     /// Steps of the schedule as found, and after shrinking.
     pub found_steps: usize,
+    /// Steps of the schedule after shrinking: what the trace shows and the
+    /// token replays.
     pub steps: usize,
     /// Replays the shrinker tried.
     pub shrink_attempts: usize,

@@ -22,6 +22,7 @@ use crate::limits::Limit;
 pub struct InputError {
     /// 1-based line and column of the fault, when it is in the text.
     pub position: Option<(usize, usize)>,
+    /// What is wrong, naming the file (e.g. too large, not UTF-8, a device).
     pub message: String,
 }
 
@@ -46,7 +47,7 @@ impl InputError {
 /// The bytes of `path` (`-`: standard input), at most `limit.max` of them:
 /// refused past that, and refused without opening when `path` is not a
 /// regular file. `what` names the input in messages ("scenario file").
-pub fn read_bytes(path: &Path, limit: Limit, what: &str) -> Result<Vec<u8>, InputError> {
+pub(crate) fn read_bytes(path: &Path, limit: Limit, what: &str) -> Result<Vec<u8>, InputError> {
     let too_big = |size: &str| InputError::plain(limit.refusal(size));
     if path == Path::new("-") {
         let mut bytes = Vec::new();
@@ -86,14 +87,14 @@ pub fn read_bytes(path: &Path, limit: Limit, what: &str) -> Result<Vec<u8>, Inpu
     Ok(bytes)
 }
 
-/// [`read_bytes`] as UTF-8 text ([`text_of`]).
+/// `read_bytes` as UTF-8 text (`text_of`).
 pub fn read_text(path: &Path, limit: Limit, what: &str) -> Result<String, InputError> {
     text_of(read_bytes(path, limit, what)?)
 }
 
 /// `bytes` as UTF-8 text, or an error naming the first invalid byte with
 /// its line and column.
-pub fn text_of(bytes: Vec<u8>) -> Result<String, InputError> {
+pub(crate) fn text_of(bytes: Vec<u8>) -> Result<String, InputError> {
     String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         let bytes = e.into_bytes();
@@ -136,7 +137,7 @@ fn kind_of(meta: &std::fs::Metadata) -> &'static str {
 }
 
 /// 1-based line and column (in characters) of byte `offset` in `text`.
-pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
+pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let mut offset = offset.min(text.len());
     while !text.is_char_boundary(offset) {
         offset -= 1;

@@ -15,11 +15,15 @@ use crate::monitor::{Property, Violation};
 
 /// A named property of the world, judged after every step and at the end.
 pub struct Invariant<C: zksim::Client> {
+    /// The name a violation reports (as [`crate::Property::Always`]).
     pub name: &'static str,
+    /// The predicate; `false` is a violation. A plain `fn` so that it is
+    /// `Copy`, hashable and carries no state the search would have to compare.
     pub holds: fn(&World<C>) -> bool,
 }
 
 impl<C: zksim::Client> Invariant<C> {
+    /// An invariant called `name` that must hold after every step.
     pub fn new(name: &'static str, holds: fn(&World<C>) -> bool) -> Self {
         Invariant { name, holds }
     }

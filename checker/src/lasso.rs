@@ -6,7 +6,7 @@
 //! else does. Such a cycle can be repeated for ever. It is a **liveness**
 //! violation (a livelock) when
 //! 1. some client waits at its start (asked and not granted, or gave up
-//!    and never asked again; [`crate::monitor::set::MonitorSet::waiting_clients`]),
+//!    and never asked again; `MonitorSet::waiting_clients`),
 //! 2. nobody makes progress in it: no `Acquired`, `Released`, `Elected`,
 //!    `Abdicated`, `Offered` or `Taken` (the events by which the liveness
 //!    monitor sees a wait end or work get done; a client that finishes
@@ -53,7 +53,7 @@ impl std::fmt::Display for NotALasso {
 }
 
 /// An app event by which a client gets somewhere.
-pub fn is_progress(event: &AppEvent) -> bool {
+pub(crate) fn is_progress(event: &AppEvent) -> bool {
     matches!(
         event,
         AppEvent::Acquired { .. }
@@ -195,7 +195,7 @@ fn livelock(waiting: &[ClientId], cycle_from: usize, len: usize) -> Violation {
 /// ... single steps) while the result is still a lasso of the same cycle
 /// ([`judge`]). The cycle itself is kept as found. `stop` is asked between
 /// replays.
-pub fn shrink_prefix<C: RecipeSet>(
+pub(crate) fn shrink_prefix<C: RecipeSet>(
     scenario: &Scenario<C>,
     events: &[Event],
     cycle_from: usize,

@@ -17,7 +17,9 @@
 pub struct Limit {
     /// The field's name in a scenario file (`ensemble.servers`) or the flag (`--jobs`).
     pub name: &'static str,
+    /// The smallest value accepted.
     pub min: u64,
+    /// The largest value accepted.
     pub max: u64,
     /// Why the bound is where it is, for the error message.
     pub why: &'static str,
@@ -53,48 +55,56 @@ impl Limit {
     }
 }
 
+/// How many clients a scenario runs.
 pub const CLIENTS: Limit = Limit {
     name: "clients",
     min: 1,
     max: 1024,
     why: "a world holds every client; herds grow with the square of the count",
 };
+/// How many servers the ensemble has.
 pub const SERVERS: Limit = Limit {
     name: "ensemble.servers",
     min: 1,
     max: 9,
     why: "ZooKeeper ensembles have 1 to 9 voting servers in practice",
 };
+/// How many times each client acquires in a run.
 pub const ROUNDS: Limit = Limit {
     name: "workload.rounds",
     min: 1,
     max: 1_000,
     why: "each client acquires this many times per run",
 };
+/// How long a client holds the lock.
 pub const HOLD_TICKS: Limit = Limit {
     name: "workload.hold_ticks",
     min: 0,
     max: 100_000,
     why: "simulated ticks",
 };
+/// How long a client waits between rounds.
 pub const THINK_TICKS: Limit = Limit {
     name: "workload.think_ticks",
     min: 0,
     max: 100_000,
     why: "simulated ticks",
 };
+/// The session timeout the servers grant.
 pub const SESSION_TIMEOUT: Limit = Limit {
     name: "ensemble.session_timeout",
     min: 1,
     max: 100_000,
     why: "simulated ticks",
 };
+/// How long a paused client process stays frozen.
 pub const PAUSE_TICKS: Limit = Limit {
     name: "ensemble.pause_ticks",
     min: 0,
     max: 100_000,
     why: "simulated ticks",
 };
+/// The clock at which a run ends.
 pub const MAX_TIME: Limit = Limit {
     name: "ensemble.max_time",
     min: 1,
@@ -108,42 +118,49 @@ pub const FAULTS: Limit = Limit {
     max: 1_000,
     why: "faults per run",
 };
+/// How many seeded schedules a random or PCT sweep runs.
 pub const SCHEDULES: Limit = Limit {
     name: "explore.schedules",
     min: 1,
     max: 1_000_000_000_000,
     why: "seeded runs; 0 would check nothing",
 };
+/// The step bound of one run.
 pub const MAX_STEPS: Limit = Limit {
     name: "explore.max_steps",
     min: 1,
     max: 10_000_000,
     why: "every run keeps its schedule in memory, one per worker (24 bytes a step)",
 };
+/// PCT's bug depth.
 pub const PCT_DEPTH: Limit = Limit {
     name: "explore.pct_depth",
     min: 1,
     max: 64,
     why: "PCT's bug depth d; real bugs need d <= 3, each extra level divides the odds",
 };
+/// The depth bound of exhaustive search.
 pub const DEPTH: Limit = Limit {
     name: "explore.depth",
     min: 1,
     max: 100_000,
     why: "the longest schedule BFS/DFS explores; 0 would explore nothing",
 };
+/// The memory budget of a search.
 pub const MEMORY_MB: Limit = Limit {
     name: "explore.memory_mb",
     min: 16,
     max: 1 << 22,
     why: "MiB of memory exhaustive search and PCT may use before stopping as incomplete",
 };
+/// The cap on distinct states of exhaustive search.
 pub const MAX_STATES: Limit = Limit {
     name: "explore.max_states",
     min: 1,
     max: 100_000_000_000,
     why: "distinct states BFS/DFS visits before stopping as incomplete (about 35 bytes each, more on BFS's frontier)",
 };
+/// Worker threads of a sweep or BFS.
 pub const JOBS: Limit = Limit {
     name: "--jobs",
     min: 1,
@@ -157,18 +174,21 @@ pub const SHARDS: Limit = Limit {
     max: 1_000_000,
     why: "n of k/n, the shards a sweep is split into; each must get at least one seed",
 };
+/// The wall-clock limit of a search.
 pub const TIME_LIMIT: Limit = Limit {
     name: "--time-limit",
     min: 1,
     max: 7 * 24 * 3600,
     why: "seconds of wall-clock time",
 };
+/// `compare`: seeded runs per recipe and client count.
 pub const COMPARE_SEEDS: Limit = Limit {
     name: "--seeds",
     min: 1,
     max: 100_000,
     why: "seeded runs per recipe and client count",
 };
+/// `compare`: how many client counts are compared.
 pub const COMPARE_CLIENT_COUNTS: Limit = Limit {
     name: "--clients",
     min: 1,
@@ -182,12 +202,14 @@ pub const TIMING_US: Limit = Limit {
     max: 10_000_000,
     why: "model microseconds; 10 s is far beyond any message or request",
 };
+/// `[timing]`: how much a latency or service time varies.
 pub const JITTER_PERCENT: Limit = Limit {
     name: "timing.jitter_percent",
     min: 0,
     max: 100,
     why: "a latency or service time varies within ± this share of itself",
 };
+/// `[timing]`: the mean time between faults in timed runs.
 pub const FAULT_INTERVAL_US: Limit = Limit {
     name: "timing.fault_interval_us",
     min: 1,

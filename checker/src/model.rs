@@ -13,8 +13,8 @@ use zksim::{Event, Fault, Happening, World};
 
 use crate::aim::{Aims, Roles};
 use crate::invariant::Invariant;
-use crate::monitor::set::MonitorSet;
-use crate::monitor::view::Measured;
+use crate::monitor::Measured;
+use crate::monitor::MonitorSet;
 use crate::monitor::{Property, Violation};
 use crate::scenario::Scenario;
 
@@ -25,19 +25,22 @@ use crate::scenario::Scenario;
 /// that copying a state is cheap.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Model<C: RecipeSet = AnyRecipe> {
+    /// The simulated ensemble and the recipe's clients.
     pub world: World<C>,
+    /// The property monitors' state, judged after every step; part of the
+    /// state's identity (what a monitor remembers can tell two states apart).
     pub monitors: Arc<MonitorSet>,
     /// Faults aimed at clients or roles, and the roles clients play; `None`
     /// (most scenarios) when every fault may strike anyone, so that a state
     /// copied by the search does not carry two empty tables inline.
-    pub aiming: Option<Box<Aiming>>,
+    pub(crate) aiming: Option<Box<Aiming>>,
     /// The scenario's invariants: stateless, so not part of the identity.
     invariants: Measured<Arc<[Invariant<C>]>>,
 }
 
 /// Where a scenario aims its faults, and the roles that decide it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Aiming {
+pub(crate) struct Aiming {
     /// Which client (or role) each fault kind may strike (fixed for the run).
     pub aims: Aims,
     /// The roles clients play, from their application events.
@@ -198,7 +201,7 @@ impl<C: RecipeSet> Model<C> {
 
     /// What keeps [`Model::renamed`] from renaming this state apart from
     /// the clients' own logic, one phrase each (empty: nothing does).
-    pub fn rename_blockers(&self) -> Vec<String> {
+    pub(crate) fn rename_blockers(&self) -> Vec<String> {
         let mut blockers = Vec::new();
         if self.aiming.is_some() {
             blockers.push("faults aimed at roles".to_string());
@@ -241,7 +244,7 @@ impl<C: RecipeSet> Model<C> {
     /// renamed state alone, not equal to its [`Model::fingerprint`]),
     /// computed without building it where parts are shared with states
     /// seen before: the visited-set key of symmetry reduction.
-    pub fn renamed_fingerprint(&self, r: &zksim::rename::Renaming) -> Option<u64> {
+    pub(crate) fn renamed_fingerprint(&self, r: &zksim::rename::Renaming) -> Option<u64> {
         if self.aiming.is_some() || !self.invariants.0.is_empty() {
             return None;
         }
@@ -298,7 +301,7 @@ impl<C: RecipeSet> Model<C> {
     }
 
     /// Whether some fault kind is aimed (the scenario's `[faults.aim]`).
-    pub fn is_aimed(&self) -> bool {
+    pub(crate) fn is_aimed(&self) -> bool {
         self.aiming.is_some()
     }
 

@@ -19,7 +19,7 @@ use crate::stop::{Stop, StopReason};
 pub enum Display {
     /// An indicatif bar (stderr is a terminal).
     Bar,
-    /// A plain line every [`LINE_EVERY`] (stderr is not a terminal).
+    /// A plain line every `LINE_EVERY` (stderr is not a terminal).
     Lines,
     /// Nothing (`--quiet`, library use, tests).
     Hidden,
@@ -39,7 +39,7 @@ impl Display {
 }
 
 /// How often a progress line is printed when stderr is not a terminal.
-pub const LINE_EVERY: Duration = Duration::from_secs(5);
+pub(crate) const LINE_EVERY: Duration = Duration::from_secs(5);
 
 /// Progress of an exploration (seeds done, or states seen) and its stop conditions.
 pub struct Progress {
@@ -114,13 +114,14 @@ impl Progress {
         self.stop.check()
     }
 
+    /// Count `n` more runs (or states) done.
     pub fn inc(&self, n: u64) {
         self.bar.inc(n);
         self.maybe_line();
     }
 
     /// Exhaustive search: distinct states so far.
-    pub fn set_states(&self, states: u64) {
+    pub(crate) fn set_states(&self, states: u64) {
         self.states.store(states, Ordering::Relaxed);
         if states % 1024 == 0 {
             self.bar.set_message(format!("{states} distinct states"));
@@ -166,6 +167,7 @@ impl Progress {
         let _ = writeln!(std::io::stderr(), "{line}");
     }
 
+    /// Clear the bar: the search is over and its result is about to be printed.
     pub fn finish(&self) {
         self.bar.finish_and_clear();
     }

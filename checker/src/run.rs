@@ -8,7 +8,7 @@ use zksim::{Event, Fault, Happening};
 
 use crate::explore::chooser::Chooser;
 use crate::model::Model;
-use crate::monitor::tally::Tally;
+use crate::monitor::Tally;
 use crate::monitor::Violation;
 use crate::scenario::Scenario;
 use crate::schedule::{is_injected_fault, Schedule};
@@ -16,10 +16,15 @@ use crate::schedule::{is_injected_fault, Schedule};
 /// What one seeded run found (the contract `compare` relies on).
 #[derive(Clone, Debug)]
 pub struct RunOutcome {
+    /// The seed the run was drawn from.
     pub seed: u64,
+    /// The hard property it broke, if any.
     pub violation: Option<Violation>,
+    /// The events it took, in order.
     pub schedule: Schedule,
+    /// How many steps it took.
     pub steps: usize,
+    /// What the measured properties counted in it.
     pub figures: Tally,
     /// The run was cut at `explore.max_steps` (see [`Ending::StepBound`]).
     pub cut: bool,
@@ -64,9 +69,13 @@ impl Ending {
 /// Everything a driven run produced.
 #[derive(Clone, Debug)]
 pub struct Run<C: RecipeSet = AnyRecipe> {
+    /// The hard property broken, if any.
     pub violation: Option<Violation>,
+    /// The events taken, in order.
     pub schedule: Schedule,
+    /// How the run ended, which says whether its end was judged.
     pub ending: Ending,
+    /// The state it ended in (for traces and end-of-run figures).
     pub model: Model<C>,
 }
 
@@ -210,7 +219,7 @@ pub fn conclude<C: RecipeSet>(
 /// a tick would still change something ([`zksim::World::waits_on_time`]),
 /// and the clients are not all done. The end-of-run monitors read such an
 /// end as "progress possible" ([`crate::monitor::End`]) and judge nothing.
-pub fn cut_by_clock<C: RecipeSet>(model: &Model<C>, enabled: &[Event]) -> bool {
+pub(crate) fn cut_by_clock<C: RecipeSet>(model: &Model<C>, enabled: &[Event]) -> bool {
     let world = &model.world;
     !model.is_quiescent()
         && !enabled.contains(&Event::Tick)
@@ -234,7 +243,7 @@ pub fn outcome<C: RecipeSet, Ch: Chooser<C> + ?Sized>(
 
 /// [`outcome`] from a copy of `start`, the scenario's initial state
 /// ([`drive_from`]).
-pub fn outcome_from<C: RecipeSet, Ch: Chooser<C> + ?Sized>(
+pub(crate) fn outcome_from<C: RecipeSet, Ch: Chooser<C> + ?Sized>(
     start: &Model<C>,
     max_steps: usize,
     seed: u64,

@@ -16,13 +16,16 @@ use crate::scenario::Scenario;
 /// The events of one run, in order.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Schedule {
+    /// The events, one per step.
     pub events: Vec<Event>,
 }
 
 impl Schedule {
+    /// How many steps.
     pub fn len(&self) -> usize {
         self.events.len()
     }
+    /// No step at all.
     pub fn is_empty(&self) -> bool {
         self.events.is_empty()
     }
@@ -52,6 +55,6 @@ impl Schedule {
 }
 
 /// A fault from the scenario's budget (a `Heal` only undoes one, and is free).
-pub fn is_injected_fault(event: &Event) -> bool {
+pub(crate) fn is_injected_fault(event: &Event) -> bool {
     matches!(event, Event::Fault(f) if !matches!(f, Fault::Heal { .. }))
 }

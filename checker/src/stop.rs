@@ -19,7 +19,12 @@ pub enum StopReason {
     /// `--time-limit` passed.
     TimeLimit(Duration),
     /// The process grew past its memory budget.
-    MemoryBudget { used_mb: u64, budget_mb: u64 },
+    MemoryBudget {
+        /// Resident memory when the search stopped, in MiB.
+        used_mb: u64,
+        /// The budget it passed, in MiB.
+        budget_mb: u64,
+    },
     /// Exhaustive search reached its cap of distinct states.
     StateCap(usize),
 }
@@ -53,17 +58,17 @@ static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 /// its process group, microseconds apart; a shell's Ctrl-C may reach the
 /// process twice the same way. Within the grace a second signal changes
 /// nothing, so the command still prints its summary and JSON.
-pub const SECOND_SIGNAL_GRACE: Duration = Duration::from_secs(2);
+pub(crate) const SECOND_SIGNAL_GRACE: Duration = Duration::from_secs(2);
 
 /// The exit code of a process ended at once by a second signal after the
 /// grace: 3, incomplete, like every other run cut short — never the
 /// shell's 130, which no zkcheck command documents.
-pub const EXIT_STOPPED_AT_ONCE: i32 = 3;
+pub(crate) const EXIT_STOPPED_AT_ONCE: i32 = 3;
 
 /// What a signal asks for, given when the first one came (sans-IO: the
 /// handler below only carries it out).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum OnSignal {
+pub(crate) enum OnSignal {
     /// The first signal: stop the search, print what was found.
     StopCleanly,
     /// A second one within [`SECOND_SIGNAL_GRACE`]: the same request.
@@ -75,7 +80,7 @@ pub enum OnSignal {
 
 /// The decision for a signal arriving at `now`, the first having come at
 /// `first` (`None`: this is the first).
-pub fn on_signal(first: Option<Instant>, now: Instant) -> OnSignal {
+pub(crate) fn on_signal(first: Option<Instant>, now: Instant) -> OnSignal {
     match first {
         None => OnSignal::StopCleanly,
         Some(at) if now.saturating_duration_since(at) < SECOND_SIGNAL_GRACE => {
@@ -86,9 +91,9 @@ pub fn on_signal(first: Option<Instant>, now: Instant) -> OnSignal {
 }
 
 /// Make Ctrl-C, SIGTERM and SIGHUP end the search cleanly (the command then
-/// prints what it has). A second signal more than [`SECOND_SIGNAL_GRACE`]
+/// prints what it has). A second signal more than `SECOND_SIGNAL_GRACE`
 /// after the first ends the process at once with exit code 3
-/// ([`EXIT_STOPPED_AT_ONCE`]), for a search that does not look at its stop
+/// (`EXIT_STOPPED_AT_ONCE`), for a search that does not look at its stop
 /// flag often enough; one within the grace is ignored. Installed once per
 /// process; later calls do nothing.
 pub fn install_signal_handler() {

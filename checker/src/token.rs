@@ -40,7 +40,9 @@ const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx
 /// decoding for a type `C` ([`Token::decode_as`]) checks that `C` has it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Token<C: zksim::Client = AnyRecipe> {
+    /// The scenario, whole (its canonical text is in the token).
     pub scenario: Scenario<C>,
+    /// Which of the enabled events each step took.
     pub indices: Vec<u32>,
     /// A lasso: the schedule's choices from this step on repeat for ever.
     pub cycle_from: Option<usize>,
@@ -51,6 +53,7 @@ pub struct Token<C: zksim::Client = AnyRecipe> {
 pub struct TokenError {
     /// 0-based byte offset in the token, when one byte is to blame.
     pub byte: Option<usize>,
+    /// What is wrong with the token.
     pub message: String,
 }
 
@@ -94,6 +97,7 @@ impl Token {
 }
 
 impl<C: RecipeSet> Token<C> {
+    /// A token for the run that takes `indices` on `scenario` (not a lasso).
     pub fn new(scenario: Scenario<C>, indices: Vec<u32>) -> Self {
         Token {
             scenario,

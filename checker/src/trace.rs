@@ -38,6 +38,7 @@ use crate::words::{event_words, fault_words};
 #[derive(Clone, Debug, Default)]
 pub struct Trace {
     step: usize,
+    /// The lines so far.
     pub text: String,
     /// Every session seen so far and the client that owns it.
     owners: BTreeMap<SessionId, ClientId>,

@@ -17,6 +17,8 @@ use crate::run::Ending;
 use crate::scenario::{property_name, Scenario, StrategyKind};
 use crate::token::Token;
 
+pub use crate::contract::unjudged;
+
 /// `ok`, `violation` or `incomplete` (exit codes 0, 1, 3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -242,15 +244,18 @@ pub struct Coverage {
     pub unit: &'static str,
     /// Runs (or end states) judged, and events applied.
     pub schedules: u64,
+    /// Events applied, over all runs.
     pub events: u64,
     /// What stopped the exploration early (a signal, `--time-limit`, the
     /// memory budget, the state cap), as a sentence.
     pub stopped: Option<String>,
     /// Runs cut at `explore.max_steps`, and that bound.
     pub step_cut: u64,
+    /// The step bound, for the sentence.
     pub max_steps: usize,
     /// Runs the clock cut at `ensemble.max_time` (work was left), and that bound.
     pub clock_cut: u64,
+    /// The clock bound, for the sentence.
     pub max_time: u64,
     /// The hard checks that judge a run's end ([`end_judges`]): with none,
     /// a run the clock cut is a complete check of what was asked (every
@@ -258,6 +263,7 @@ pub struct Coverage {
     pub end_judges: Vec<String>,
     /// Exhaustive search: states left unexpanded at the depth bound, and the bound.
     pub depth_cut: u64,
+    /// The depth bound, for the sentence.
     pub depth: usize,
     /// Seeded: schedules run of those asked (`None`: not a seeded sweep,
     /// or one that stopped at a failing seed or early).
@@ -413,7 +419,7 @@ impl Coverage {
 /// [`Coverage::reasons`] of the exploration. `options` are the ones
 /// explored (a shard's, for a shard). A violation is judged on what was
 /// run before it, so the seeds after the failing one are not missing.
-pub fn incompleteness<C: zksim::Client>(
+pub(crate) fn incompleteness<C: zksim::Client>(
     scenario: &Scenario<C>,
     options: &Options,
     r: &Exploration,

@@ -23,7 +23,7 @@ use zkcheck::explore::{self, Options};
 use zkcheck::monitor::Property::{self, Liveness, NoLeaks};
 use zkcheck::progress::Progress;
 use zkcheck::scenario::{property_name, Scenario, StrategyKind};
-use zkcheck::shrink::{shrink_with, Phases};
+use zkcheck::{shrink_with, Phases};
 use zksim::Event;
 
 /// A recipe swapped for another: `(from, to)`, every client group of it.

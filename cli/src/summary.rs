@@ -12,12 +12,12 @@
 use serde::{Deserialize, Serialize};
 
 use crate::shard::Shard;
-use zkcheck::counterexample::Counterexample;
 use zkcheck::explore::Options;
 use zkcheck::monitor::{Property, Tally};
 use zkcheck::scenario::{Scenario, StrategyKind};
 pub use zkcheck::verdict::VerdictKind;
 use zkcheck::verdict::{end_judges, Coverage, Verdict};
+use zkcheck::Counterexample;
 
 /// The `format` of every result this zkcheck writes and reads. A change to
 /// the meaning or set of fields gets a new number.

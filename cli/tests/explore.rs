@@ -9,8 +9,8 @@ use zkcheck::explore::{self, Exploration, Options};
 use zkcheck::monitor::Property;
 use zkcheck::progress::Progress;
 use zkcheck::scenario::{Scenario, StrategyKind};
-use zkcheck::schedule::Schedule;
-use zkcheck::shrink::shrink;
+use zkcheck::shrink;
+use zkcheck::Schedule;
 
 fn scenario_file(name: &str) -> Scenario {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -361,14 +361,14 @@ fn shrinking_keeps_the_property_and_never_grows() {
 fn removable_steps(
     scenario: &Scenario,
     s: &Schedule,
-    story: &zkcheck::shrink::story::Story,
+    story: &zkcheck::testkit::story::Story,
 ) -> usize {
     (0..s.len())
         .filter(|&i| {
             let mut events = s.events.clone();
             events.remove(i);
             let mut chooser = zkcheck::explore::replay::EventChooser::new(&events);
-            let mut marks = zkcheck::shrink::story::Marks::default();
+            let mut marks = zkcheck::testkit::story::Marks::default();
             let run = zkcheck::run::drive(scenario, &mut chooser, |_, e, log| marks.add(e, log));
             run.violation.is_some_and(|w| story.accepts(&w, marks))
         })
@@ -419,7 +419,7 @@ fn expiries_offered(
 /// scenario still catches the session-blind lock.
 #[test]
 fn an_expiry_aimed_at_the_holder_only_ever_strikes_a_holder() {
-    use zkcheck::aim::{Role, Target};
+    use zkcheck::scenario::{Role, Target};
     use zkrecipes::AppEvent;
     use zksim::Happening;
 
@@ -528,7 +528,7 @@ fn a_bfs_counterexample_rebuilt_from_fingerprints_replays_to_its_violation() {
 fn an_expiry_aimed_at_a_group_role_only_ever_strikes_that_group() {
     let mut s = scenario_file("queue.toml");
     s.faults.expiries = 1;
-    s.aims.expiries = Some(zkcheck::aim::Target::Group(1));
+    s.aims.expiries = Some(zkcheck::scenario::Target::Group(1));
     s.validate().unwrap();
     let consumers = s.clients_in_role("consumer");
     assert_eq!(s.roles()[1], "consumer");

@@ -14,9 +14,9 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::cli_kit::{write_input, zk, Ran};
-use zkcheck::aim::{Role, Target};
 use zkcheck::monitor::Property;
 use zkcheck::scenario::{property_by_name, Scenario};
+use zkcheck::scenario::{Role, Target};
 use zkcheck::token::Token;
 use zkcheck_cli::command::Exit;
 use zkcheck_cli::summary::{Summary, VerdictKind};

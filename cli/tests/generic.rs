@@ -7,7 +7,7 @@ use zkcheck::explore::{self, replay::replay, Options};
 use zkcheck::monitor::Property;
 use zkcheck::progress::Progress;
 use zkcheck::scenario::{Scenario, StrategyKind};
-use zkcheck::shrink::shrink;
+use zkcheck::shrink;
 use zkcheck::token::Token;
 use zkrecipes::lock::flaws::SequentialStringSort;
 use zkrecipes::lock::SequentialLock;

@@ -13,7 +13,6 @@
 //! exists only by starving one client is not a livelock.
 
 use crate::cli_kit::{write_input, zk};
-use zkcheck::counterexample::Counterexample;
 use zkcheck::explore::replay::replay_lasso;
 use zkcheck::explore::{self, Exploration, Options};
 use zkcheck::lasso;
@@ -23,6 +22,7 @@ use zkcheck::progress::Progress;
 use zkcheck::scenario::{Scenario, StrategyKind};
 use zkcheck::token::Token;
 use zkcheck::trace::CYCLE_MARK;
+use zkcheck::Counterexample;
 use zkcheck_cli::command::Exit;
 use zksim::{Event, Happening};
 

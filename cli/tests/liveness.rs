@@ -12,7 +12,7 @@ use zkcheck::explore::{self, Exploration, Options};
 use zkcheck::monitor::Property;
 use zkcheck::progress::Progress;
 use zkcheck::scenario::{Scenario, StrategyKind};
-use zkcheck::shrink::shrink;
+use zkcheck::shrink;
 use zksim::Event;
 
 /// `writelock-nofaults.toml`: 2 clients, no faults, `max_time = 120`.

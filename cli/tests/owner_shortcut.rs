@@ -9,11 +9,11 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use zkcheck::explore::random::RandomChooser;
 use zkcheck::model::Model;
-use zkcheck::monitor::owner::OwnerMonitor;
-use zkcheck::monitor::view::NodeFacts;
+use zkcheck::monitor::NodeFacts;
 use zkcheck::monitor::{Monitor, View};
 use zkcheck::run::drive_from;
 use zkcheck::scenario::Scenario;
+use zkcheck::testkit::OwnerMonitor;
 use zksim::{Client, ClientId, SessionId, Tick, World};
 
 use crate::shipped::scenario_files;

@@ -8,23 +8,22 @@
 //! Under symmetry the count of representatives depends on which members
 //! of an orbit a search meets (ties in the representative's choice), so
 //! there the counts are compared with exact orbit keys
-//! ([`Symmetry::exact`]). And the independence relation itself is checked
+//! (the engine's `Symmetry::exact`). And the independence relation itself is checked
 //! against the simulator: along random schedules of the scenario files
 //! (with faults, followers, every recipe family), every two steps it calls
 //! independent commute — each stays enabled after the other, both orders
 //! reach equal states with equal verdicts, and each keeps its footprint.
-//!
-//! [`Symmetry::exact`]: zkcheck::explore::exhaustive::symmetry::Symmetry::exact
 
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use zkcheck::aim::{Role, Target};
-use zkcheck::explore::exhaustive::{por, Exhaustive};
+use zkcheck::explore::exhaustive::Exhaustive;
 use zkcheck::explore::{self, Exploration, Options, Strategy};
 use zkcheck::model::Model;
 use zkcheck::monitor::Property;
 use zkcheck::progress::Progress;
+use zkcheck::scenario::{Role, Target};
 use zkcheck::scenario::{Scenario, StrategyKind};
+use zkcheck::testkit::por;
 use zkcheck::token::Token;
 use zksim::Event;
 

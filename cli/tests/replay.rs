@@ -11,7 +11,7 @@ use zkcheck::explore::{self, Options};
 use zkcheck::monitor::Property;
 use zkcheck::progress::Progress;
 use zkcheck::scenario::Scenario;
-use zkcheck::shrink::shrink;
+use zkcheck::shrink;
 use zkcheck::token::Token;
 
 fn zkcheck(args: &[&str]) -> Output {

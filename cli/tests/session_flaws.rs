@@ -10,7 +10,7 @@ use zkcheck::explore::{self, Exploration, Options};
 use zkcheck::monitor::Property;
 use zkcheck::progress::Progress;
 use zkcheck::scenario::{Scenario, StrategyKind};
-use zkcheck::shrink::shrink;
+use zkcheck::shrink;
 use zkcheck::token::Token;
 
 fn scenario_file(name: &str) -> Scenario {

@@ -1,7 +1,7 @@
 //! The shrinker keeps a counterexample's *story* (issue 36, item 7): the
 //! property, the shape of its explanation and its ingredients (the kinds of
 //! faults, the errors and expiries the clients were told of), checked on
-//! every candidate by `zkcheck::shrink::story::Story::accepts`. Both
+//! every candidate by `zkcheck::testkit::story::Story::accepts`. Both
 //! directions: a shrunk counterexample still fails with the story it was
 //! found with (and never grows, replays strictly, shrinks the same way
 //! twice), and a correct twin is never shrunk into a failure. The rows here
@@ -13,14 +13,14 @@ use zkcheck::explore::replay::{replay, EventChooser};
 use zkcheck::monitor::Property;
 use zkcheck::run::drive;
 use zkcheck::scenario::Scenario;
-use zkcheck::shrink::story::shape;
-use zkcheck::shrink::{shrink, shrink_with, Phases};
+use zkcheck::testkit::story::shape;
+use zkcheck::{shrink, shrink_with, Phases};
 
 use crate::verdicts::table;
 
 /// The first failure of a sweep from seed 0, its shrunk form, and the
 /// shrunk run's trace.
-fn shrunk(scenario: &Scenario) -> (zkcheck::explore::Failure, zkcheck::shrink::Shrunk, String) {
+fn shrunk(scenario: &Scenario) -> (zkcheck::explore::Failure, zkcheck::Shrunk, String) {
     let failure = table::sweep(scenario, 3000, 2)
         .failure
         .expect("the flawed recipe fails");
@@ -45,7 +45,7 @@ fn seed_scenario(file: &str) -> Scenario {
 /// What every shrunk counterexample must show: same property and shape as
 /// found, never longer than found or than removing events alone gives, and
 /// the same schedule when shrunk again.
-fn assert_same_story(scenario: &Scenario) -> (zkcheck::shrink::Shrunk, String) {
+fn assert_same_story(scenario: &Scenario) -> (zkcheck::Shrunk, String) {
     let (failure, s, trace) = shrunk(scenario);
     assert_eq!(s.violation.property, failure.violation.property);
     assert_eq!(

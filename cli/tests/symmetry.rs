@@ -10,12 +10,12 @@
 
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use zkcheck::explore::exhaustive::symmetry;
 use zkcheck::explore::{self, Exploration, Options};
 use zkcheck::model::Model;
 use zkcheck::monitor::Property;
 use zkcheck::progress::Progress;
 use zkcheck::scenario::{Scenario, StrategyKind};
+use zkcheck::testkit::symmetry;
 use zkcheck::token::Token;
 use zksim::rename::Renaming;
 use zksim::{Event, Fault};
@@ -324,8 +324,7 @@ fn names_that_matter_and_unrenamed_monitors_turn_symmetry_off_and_flaws_are_stil
         // A user's invariant: a function of the world, named in the reason.
         (
             small("sequential", 2, &[MutualExclusion], |s| {
-                s.always
-                    .push(zkcheck::invariant::Invariant::new("anything", |_| true))
+                s.always.push(zkcheck::Invariant::new("anything", |_| true))
             }),
             "cannot rename the invariant(s) `anything`",
         ),

@@ -4,7 +4,8 @@
 
 use proptest::prelude::*;
 use zkcheck::monitor::Property;
-use zkcheck::scenario::{applies_to, judged, Scenario, StrategyKind, ALL_PROPERTIES};
+use zkcheck::scenario::{applies_to, Scenario, StrategyKind, ALL_PROPERTIES};
+use zkcheck::testkit::judged;
 use zkcheck::token::Token;
 
 fn scenario() -> impl Strategy<Value = Scenario> {

@@ -18,7 +18,7 @@ use crate::explore::Options;
 
 /// The overrides found in the environment.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Overrides {
+pub(crate) struct Overrides {
     pub seed: Option<u64>,
     pub schedules: Option<u64>,
     pub depth: Option<usize>,

@@ -63,7 +63,7 @@ pub use crate::verdict::{Verdict, VerdictKind};
 impl<C: Recipe + Send + Sync + 'static> Check<C> {
     /// `clients` clients of `C`, one round each, on `/lock`, a 3-server
     /// ensemble, no faults, 1000 random schedules from seed 0, and the
-    /// family's default checks ([`crate::scenario::default_checks`]): a
+    /// family's default checks (`crate::scenario::default_checks`): a
     /// lock judges `mutex` (measuring `fifo`, `herd`, `liveness`), an
     /// election `election`, a queue `queue`. A check set that judges
     /// nothing — emptied by [`Check::hard`], or holding a check that cannot
@@ -178,7 +178,7 @@ impl<C: RecipeSet> Check<C> {
     /// A monitor of the user's own: any [`Monitor`], judged (hard) after
     /// every step and at the end, like the built-in ones. Its state is part
     /// of the explored state (keep figures-only counters in a
-    /// [`crate::monitor::view::Measured`]).
+    /// [`crate::monitor::Measured`]).
     pub fn monitor(mut self, monitor: impl Monitor) -> Self {
         self.scenario.monitors.push(Custom::new(monitor));
         self
@@ -373,7 +373,7 @@ impl<C: RecipeSet> Check<C> {
     }
 
     /// Hard checks that no run gave anything to judge (the recipe never
-    /// emitted the events they read, [`crate::contract`]): `assert_holds`
+    /// emitted the events they read, [`crate::verdict::unjudged`]): `assert_holds`
     /// refuses to call such a check ok.
     pub fn unjudged(&self, verdict: &Verdict) -> Vec<String> {
         if verdict.counterexample.is_some() {

@@ -11,9 +11,9 @@
 //! `BfsChecker`, TLC, SPIN): the visited set holds only fingerprints, each
 //! with its parent's fingerprint, and a counterexample's schedule is
 //! rebuilt by replaying from the root, at each step taking the first
-//! enabled event that reaches the next fingerprint ([`trace`]). States
+//! enabled event that reaches the next fingerprint (`trace`). States
 //! live only on the frontier (BFS keeps them taken apart into shared
-//! parts, [`frontier`]), and there they carry only what a verdict needs
+//! parts, `frontier`), and there they carry only what a verdict needs
 //! ([`Model::for_search`]: no measured-only monitors; the data trees
 //! shared copy-on-write between a state and its children).
 //!
@@ -24,8 +24,8 @@ mod bfs;
 mod dfs;
 mod expand;
 mod frontier;
-pub mod por;
-pub mod symmetry;
+pub(crate) mod por;
+pub(crate) mod symmetry;
 mod trace;
 
 use std::collections::HashMap;
@@ -42,13 +42,20 @@ use crate::scenario::Scenario;
 /// Search order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Order {
+    /// Breadth first: level by level, so the first violation found has a
+    /// shortest schedule; may run on several threads.
     Bfs,
+    /// Depth first: one path at a time, little memory besides the visited set;
+    /// the only order that can close cycles (lassos).
     Dfs,
 }
 
 /// Exhaustive exploration up to `depth` steps.
 pub struct Exhaustive {
+    /// Breadth or depth first.
     pub order: Order,
+    /// The longest schedule explored; states at this depth are not expanded
+    /// (the search is then incomplete if any were left).
     pub depth: usize,
     /// Distinct states at most; the search stops (incomplete) past it, so
     /// that a scenario too big for exhaustive search cannot eat the machine.
@@ -56,16 +63,16 @@ pub struct Exhaustive {
     /// BFS: worker threads (≥ 1). Never changes results. DFS is sequential.
     pub jobs: usize,
     /// Merge states that differ only by a permutation of interchangeable
-    /// clients, where that is sound ([`symmetry`]). Verdicts do not
+    /// clients, where that is sound (`symmetry`). Verdicts do not
     /// change; state counts drop.
     pub symmetry: bool,
-    /// Partial-order reduction by sleep sets where sound ([`por`]): fewer
+    /// Partial-order reduction by sleep sets where sound (`por`): fewer
     /// steps taken, the same states, verdicts and shortest counterexamples.
     /// A search that looks for cycles must turn it off (sleep sets keep
     /// every state, not every cycle).
     pub por: bool,
     /// Under symmetry, key each state by its orbit's least fingerprint
-    /// ([`symmetry::Symmetry::exact`]): a test oracle, slow past 3 clients.
+    /// (`symmetry::Symmetry::exact`): a test oracle, slow past 3 clients.
     pub exact_symmetry: bool,
     /// DFS: close cycles and judge them as lassos (a fair cycle without
     /// progress while a client waits is a liveness violation; see
@@ -80,6 +87,8 @@ pub struct Exhaustive {
 pub const MAX_STATES: usize = 20_000_000;
 
 impl Exhaustive {
+    /// Breadth-first search to `depth`, with every reduction that is sound on
+    /// (symmetry, sleep sets), one thread and the default state cap.
     pub fn bfs(depth: usize) -> Self {
         Exhaustive {
             order: Order::Bfs,
@@ -92,6 +101,9 @@ impl Exhaustive {
             cycles: false,
         }
     }
+    /// Depth-first search to `depth`, with the same defaults as
+    /// [`Exhaustive::bfs`] and no cycle check (turn it on with
+    /// [`Exhaustive::with_cycles`]).
     pub fn dfs(depth: usize) -> Self {
         Exhaustive {
             order: Order::Dfs,

@@ -9,7 +9,7 @@
 pub(crate) mod candidate;
 pub(crate) mod chooser;
 pub mod exhaustive;
-pub mod pct;
+mod pct;
 pub mod random;
 pub mod replay;
 
@@ -19,7 +19,7 @@ use rayon::prelude::*;
 use zkrecipes::{AnyRecipe, RecipeSet};
 
 use crate::model::Model;
-use crate::monitor::tally::Tally;
+use crate::monitor::Tally;
 use crate::monitor::Violation;
 use crate::progress::Progress;
 use crate::run::{outcome_from, RunOutcome};
@@ -32,6 +32,7 @@ pub use chooser::Chooser;
 /// overridden by command-line flags).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Options {
+    /// Which search: random, PCT, BFS or DFS.
     pub strategy: StrategyKind,
     /// Random/PCT: number of seeds.
     pub schedules: u64,
@@ -79,7 +80,9 @@ impl Options {
 pub struct Failure {
     /// The seed that found it (seeded strategies only).
     pub seed: Option<u64>,
+    /// The broken property and why.
     pub violation: Violation,
+    /// The events that lead to it, as found (not yet shrunk).
     pub schedule: Schedule,
     /// A lasso ([`crate::lasso`]): the schedule's events from this index on
     /// are a cycle that can repeat for ever (exhaustive search's cycle
@@ -123,6 +126,8 @@ pub struct Exploration {
     /// What ended the exploration before it explored everything it was
     /// asked to (interrupt, time limit, memory budget, state cap).
     pub ended_by: Option<crate::stop::StopReason>,
+    /// The first failure (the smallest failing seed, or the first found by
+    /// exhaustive search); `None` when no hard property broke.
     pub failure: Option<Failure>,
     /// Tally of the measured properties, merged in seed order.
     pub figures: Tally,
@@ -130,6 +135,9 @@ pub struct Exploration {
 
 /// An exploration strategy over scenarios of recipe type `C`.
 pub trait Strategy<C: RecipeSet = AnyRecipe> {
+    /// Explore `scenario` and report what was found; `progress` shows how far
+    /// it got and carries the stop conditions (signals, time, memory) the
+    /// search must obey.
     fn explore(&self, scenario: &Scenario<C>, progress: &Progress) -> Exploration;
 }
 
@@ -163,7 +171,7 @@ pub fn strategy<C: RecipeSet>(options: &Options) -> Box<dyn Strategy<C>> {
 const CHUNK: u64 = 64;
 
 /// A sweep over seeds with a chooser built from each seed's RNG.
-pub struct SeedSweep<F> {
+pub(crate) struct SeedSweep<F> {
     pub options: Options,
     pub chooser: F,
 }
@@ -186,7 +194,7 @@ where
 
 /// Run `one(seed)` for every seed of the options, in parallel, and merge
 /// in seed order up to the first failing seed.
-pub fn sweep<C: zksim::Client, R>(
+pub(crate) fn sweep<C: zksim::Client, R>(
     scenario: &Scenario<C>,
     options: &Options,
     progress: &Progress,

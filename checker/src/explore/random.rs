@@ -25,10 +25,10 @@ const WEIGHT_TICK: u32 = 2;
 const WEIGHT_FAULT: u32 = 1;
 
 /// The kinds a seed may switch on or off.
-pub const FAULT_KINDS: usize = 6;
+pub(crate) const FAULT_KINDS: usize = 6;
 
 /// Which swarm kind a fault belongs to (heals go with partitions).
-pub fn fault_kind(fault: &Fault) -> usize {
+pub(crate) fn fault_kind(fault: &Fault) -> usize {
     match fault {
         Fault::DropConnection { .. } => 0,
         Fault::ExpireSession { .. } => 1,
@@ -40,7 +40,7 @@ pub fn fault_kind(fault: &Fault) -> usize {
 }
 
 /// Draw, for one seed, which fault kinds are on (each with probability ½).
-pub fn draw_swarm(rng: &mut ChaCha8Rng) -> [bool; FAULT_KINDS] {
+pub(crate) fn draw_swarm(rng: &mut ChaCha8Rng) -> [bool; FAULT_KINDS] {
     let mut on = [false; FAULT_KINDS];
     for kind in &mut on {
         *kind = rng.random_range(0..2u32) == 1;
@@ -62,6 +62,8 @@ pub struct RandomChooser {
 }
 
 impl RandomChooser {
+    /// A chooser drawing from `rng`; which fault kinds it may inject at all is
+    /// drawn first (swarm testing), so different seeds stress different mixes.
     pub fn new(mut rng: ChaCha8Rng) -> Self {
         let faults_on = draw_swarm(&mut rng);
         RandomChooser { rng, faults_on }

@@ -16,7 +16,9 @@ use crate::model::Model;
 pub struct BadChoice {
     /// 0-based step.
     pub step: usize,
+    /// The index the token asked for.
     pub index: u32,
+    /// How many events were enabled at that step (the index must be below it).
     pub enabled: usize,
 }
 
@@ -36,10 +38,14 @@ impl std::error::Error for BadChoice {}
 pub struct IndexChooser<'a> {
     indices: &'a [u32],
     next: usize,
+    /// Set when an index did not fit the run: the token does not belong to this
+    /// scenario (or was edited).
     pub error: Option<BadChoice>,
 }
 
 impl<'a> IndexChooser<'a> {
+    /// A chooser that takes exactly `indices`, one per step, and stops the run
+    /// at the first that does not fit.
     pub fn new(indices: &'a [u32]) -> Self {
         IndexChooser {
             indices,
@@ -76,6 +82,9 @@ pub struct EventChooser<'a> {
 }
 
 impl<'a> EventChooser<'a> {
+    /// A chooser that takes `events` in order where they are enabled, skipping
+    /// those that are not (replaying a schedule on a changed scenario or
+    /// recipe).
     pub fn new(events: &'a [Event]) -> Self {
         EventChooser { events, next: 0 }
     }
@@ -96,7 +105,9 @@ impl<C: RecipeSet> Chooser<C> for EventChooser<'_> {
 /// A strict replay and the trace it printed.
 #[derive(Clone, Debug)]
 pub struct Replayed<C: RecipeSet = AnyRecipe> {
+    /// The run itself: its violation, schedule, ending and final state.
     pub run: crate::run::Run<C>,
+    /// The run's readable trace, one line per thing that happened.
     pub trace: crate::trace::Trace,
     /// Indices left over because the run ended before them.
     pub unused: usize,

@@ -88,6 +88,7 @@ impl std::fmt::Debug for Awaited {
 /// monitor's logic.
 #[derive(Clone, Copy, Debug)]
 pub struct PropertySpec {
+    /// The property this entry describes.
     pub property: Property,
     /// Its name in scenario files (`checks.hard = ["mutex"]`), traces,
     /// reports and messages.
@@ -138,6 +139,7 @@ pub struct PropertySpec {
 /// A recipe family as the checker names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FamilySpec {
+    /// The family this entry describes.
     pub family: Family,
     /// Its name in `zkcheck list` and in messages ("a queue recipe").
     pub name: &'static str,

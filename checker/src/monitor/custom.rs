@@ -19,6 +19,8 @@ use super::{Kinds, Monitor, StepLog, Violation};
 pub struct Custom(Box<dyn Erased>);
 
 impl Custom {
+    /// Box a user's monitor so that a scenario can hold monitors of different
+    /// types in one list.
     pub fn new(monitor: impl Monitor) -> Self {
         Custom(Box::new(monitor))
     }

@@ -15,6 +15,8 @@ use zksim::Happening;
 pub struct Kinds(u8);
 
 impl Kinds {
+    /// No kind: the start of a union, and what a step with nothing a monitor
+    /// reads holds.
     pub const NONE: Kinds = Kinds(0);
     /// `Happening::Sent`: a client queued a request.
     pub const SENT: Kinds = Kinds(1);

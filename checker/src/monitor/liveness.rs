@@ -51,7 +51,6 @@ pub struct LivenessMonitor {
 pub enum Judged {
     Fine,
     CutOff,
-    Stuck,
 }
 
 impl LivenessMonitor {
@@ -92,7 +91,7 @@ impl LivenessMonitor {
     pub fn conclude(&mut self, end: &End) -> Result<Judged, Violation> {
         let judged = self.judge(end);
         self.verdict.0 = match judged {
-            Ok(Judged::Stuck) | Err(_) => Some(true),
+            Err(_) => Some(true),
             Ok(Judged::CutOff) => Some(false),
             Ok(Judged::Fine) => None,
         };

@@ -71,6 +71,7 @@ impl Property {
 /// A property broken at some step, with the words that explain it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Violation {
+    /// The property broken.
     pub property: Property,
     /// What happened, for a reader of the recipe's article: which client,
     /// which node, which event, why it breaks the property.
@@ -106,7 +107,7 @@ pub trait Monitor: Clone + Hash + Eq + Debug + Send + Sync + 'static {
     /// the step (a monitor that mirrors the clients' sessions learns the
     /// new one here). So where only built-in monitors run, a step that
     /// holds no kind any of them reads and starts no session is skipped
-    /// altogether ([`MonitorSet::concerns`]; a user's monitor is shown or
+    /// altogether (`MonitorSet::concerns`; a user's monitor is shown or
     /// passed over every step). The built-in monitors are held to this by
     /// a test that runs both on every such step of random runs and
     /// compares.
@@ -122,30 +123,31 @@ pub trait Monitor: Clone + Hash + Eq + Debug + Send + Sync + 'static {
     fn tally(&self, _tally: &mut Tally) {}
 }
 
-pub mod asked;
+mod asked;
 pub mod catalogue;
-pub mod custom;
-pub mod election;
-pub mod fenced;
-pub mod fifo;
+mod custom;
+mod election;
+mod fenced;
+mod fifo;
 pub mod herd;
-pub mod kinds;
-pub mod leaks;
-pub mod liveness;
-pub mod mutex;
-pub mod named;
-pub mod owner;
-pub mod queue;
-pub mod set;
-pub mod tally;
+mod kinds;
+mod leaks;
+mod liveness;
+mod mutex;
+mod named;
+pub(crate) mod owner;
+mod queue;
+pub(crate) mod set;
+pub(crate) mod tally;
 #[doc(hidden)]
 #[cfg(test)]
 mod testkit;
-pub mod view;
-pub mod waitfor;
+mod view;
+mod waitfor;
 
 pub use custom::Custom;
 pub use kinds::Kinds;
+pub use named::result_name;
 pub use set::MonitorSet;
-pub use tally::{Histogram, Tally};
-pub use view::{End, View};
+pub use tally::{ratio, Histogram, Tally};
+pub use view::{End, FakeView, Measured, NodeFacts, View};

@@ -71,6 +71,9 @@ struct Hold {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// The `owner` property: a client that believes it holds does so through a node
+/// of its own current, live session (a holder whose node is gone or belongs to
+/// an old session holds nothing).
 pub struct OwnerMonitor {
     root: String,
     holds: BTreeMap<ClientId, Hold>,
@@ -109,6 +112,7 @@ impl OwnerMonitor {
         }
     }
 
+    /// A monitor of the holds under the recipe's root node `root`.
     pub fn new(root: &str) -> Self {
         OwnerMonitor {
             root: root.trim_end_matches('/').to_string(),

@@ -306,14 +306,14 @@ impl MonitorSet {
     /// step, each doing nothing, and the step can be skipped: half the
     /// steps of a run are the servers' own work, which no built-in monitor
     /// reads.
-    pub fn concerns(&self, step: &StepLog, sessions_moved: bool) -> bool {
+    pub(crate) fn concerns(&self, step: &StepLog, sessions_moved: bool) -> bool {
         sessions_moved || self.at_start.is_some() || Kinds::in_step(step).meets(self.reads)
     }
 
     /// The set with the user's own monitors added. Their violations fail
     /// the run whatever property they name; they come after the built-in
     /// ones of the same step.
-    pub fn with_custom(mut self, monitors: &[Custom]) -> Self {
+    pub(crate) fn with_custom(mut self, monitors: &[Custom]) -> Self {
         self.custom = self.custom.iter().chain(monitors).cloned().collect();
         self.with_reads()
     }
@@ -333,14 +333,14 @@ impl MonitorSet {
     }
 
     /// Whether liveness is judged (a hard property here).
-    pub fn judges_liveness(&self) -> bool {
+    pub(crate) fn judges_liveness(&self) -> bool {
         self.judged.liveness.is_some()
     }
 
     /// Whether a judged monitor remembers op ids (the leaks monitor's
     /// deletes in flight): a key that shifts op ids must then keep them
     /// absolute ([`crate::model::Model::time_shift_key`]).
-    pub fn holds_op_ids(&self) -> bool {
+    pub(crate) fn holds_op_ids(&self) -> bool {
         self.judged
             .leaks
             .as_ref()
@@ -349,7 +349,7 @@ impl MonitorSet {
 
     /// Whether the user's own monitors run (code that may read anything,
     /// the absolute time included).
-    pub fn has_custom(&self) -> bool {
+    pub(crate) fn has_custom(&self) -> bool {
         !self.custom.is_empty()
     }
 
@@ -357,7 +357,7 @@ impl MonitorSet {
     /// yet, or gave up and never asked again), crashed ones left out; empty
     /// when liveness is not judged. What a cycle without progress must
     /// leave waiting to be a livelock.
-    pub fn waiting_clients<C: Client>(&self, world: &World<C>) -> Vec<ClientId> {
+    pub(crate) fn waiting_clients<C: Client>(&self, world: &World<C>) -> Vec<ClientId> {
         self.judged
             .liveness
             .as_ref()
@@ -390,7 +390,7 @@ impl MonitorSet {
     /// What keeps [`MonitorSet::renamed`] from renaming this set, one
     /// phrase each (empty: nothing does): what symmetry reduction names
     /// when it has to stay off.
-    pub fn rename_blockers(&self) -> Vec<String> {
+    pub(crate) fn rename_blockers(&self) -> Vec<String> {
         let mut blockers = Vec::new();
         if self.judged.queue.is_some() {
             blockers.push(
@@ -417,7 +417,7 @@ impl MonitorSet {
     /// they are (they are not part of the identity). `None` when a judged
     /// monitor cannot be renamed, or the user's own monitors are present
     /// (they may read client ids in any way).
-    pub fn renamed(&self, r: &Renaming) -> Option<Self> {
+    pub(crate) fn renamed(&self, r: &Renaming) -> Option<Self> {
         if !self.custom.is_empty() || self.at_start.is_some() {
             return None;
         }
@@ -435,6 +435,9 @@ impl MonitorSet {
         }
     }
 
+    /// Judge one step (the world is already after it): every monitor that reads
+    /// a kind of happening in `step` observes it, the others pass. Returns the
+    /// first hard violation.
     pub fn observe<C: Client>(
         &mut self,
         world: &World<C>,
@@ -453,13 +456,15 @@ impl MonitorSet {
         self.weigh(custom)
     }
 
+    /// The run ended: judge what only the end can tell (liveness, leaks) on
+    /// `world`'s final state.
     pub fn finish<C: Client>(&mut self, world: &World<C>) -> Result<(), Violation> {
         let end = End::of(world);
         self.finish_with(&end)
     }
 
     /// [`MonitorSet::finish`] on an end state read elsewhere (tests).
-    pub fn finish_with(&mut self, end: &End) -> Result<(), Violation> {
+    pub(crate) fn finish_with(&mut self, end: &End) -> Result<(), Violation> {
         self.judged.finish(end, &mut self.scratch.0);
         if let Some(m) = self.measured.0.as_mut() {
             m.finish(end, &mut self.scratch.0);

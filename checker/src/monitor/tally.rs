@@ -29,9 +29,11 @@ pub struct Histogram {
 }
 
 impl Histogram {
+    /// Count one sample.
     pub fn record(&mut self, value: u64) {
         *self.counts.entry(value).or_insert(0) += 1;
     }
+    /// Add `other`'s samples (counts saturate, never wrap).
     pub fn merge(&mut self, other: &Histogram) {
         for (&value, &n) in &other.counts {
             let count = self.counts.entry(value).or_insert(0);
@@ -42,14 +44,17 @@ impl Histogram {
     pub fn len(&self) -> u64 {
         self.counts.values().fold(0, |a, &n| a.saturating_add(n))
     }
+    /// No sample was recorded.
     pub fn is_empty(&self) -> bool {
         self.counts.is_empty()
     }
+    /// The sum of the samples (saturating).
     pub fn sum(&self) -> u64 {
         self.counts
             .iter()
             .fold(0, |a: u64, (v, n)| a.saturating_add(v.saturating_mul(*n)))
     }
+    /// The largest sample, `None` when empty.
     pub fn max(&self) -> Option<u64> {
         self.counts.keys().next_back().copied()
     }
@@ -91,7 +96,7 @@ pub fn ratio(numerator: u64, denominator: u64) -> f64 {
 
 /// Measured figures of one or many runs, merged by [`Tally::merge`]. In
 /// JSON results (`check --json`) every field is written as it is here,
-/// properties by their result names ([`super::named`]).
+/// properties by their result names ([`super::result_name`]).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Tally {
@@ -105,7 +110,7 @@ pub struct Tally {
     pub requests: u64,
     /// Node-watch events delivered to a waiting client.
     pub wakeups: u64,
-    /// Wakeups that did not lead the woken client to acquire (see [`super::herd`]).
+    /// Wakeups that did not lead the woken client to acquire (see `super::herd`).
     pub wasted_wakeups: u64,
     /// Per release: how many wakeups it caused.
     pub wakeups_per_release: Histogram,
@@ -130,6 +135,7 @@ pub struct Tally {
     pub overlaps: u64,
     /// Queue items offered and taken.
     pub offered: u64,
+    /// Queue items taken.
     pub taken: u64,
     /// Times a client came to believe it leads.
     pub elections: u64,
@@ -181,9 +187,12 @@ impl Tally {
     pub fn requests_per_acquisition(&self) -> f64 {
         ratio(self.requests, self.acquisitions)
     }
+    /// The most waiters one release woke (1 for a herd-free lock; 0 when
+    /// nothing was released).
     pub fn max_wakeups_per_release(&self) -> u64 {
         self.wakeups_per_release.max().unwrap_or(0)
     }
+    /// Waiters woken per release, on average.
     pub fn mean_wakeups_per_release(&self) -> f64 {
         self.wakeups_per_release.mean()
     }
@@ -192,18 +201,25 @@ impl Tally {
     pub fn max_wakeups_per_write(&self) -> u64 {
         self.wakeups_per_write.max().unwrap_or(0)
     }
+    /// The mean number of wakeups per lock write.
     pub fn mean_wakeups_per_write(&self) -> f64 {
         self.wakeups_per_write.mean()
     }
+    /// The most wakeups one release wasted (woken clients that did not get the
+    /// lock).
     pub fn max_wasted_per_release(&self) -> u64 {
         self.wasted_per_release.max().unwrap_or(0)
     }
+    /// Wasted wakeups per release, on average.
     pub fn mean_wasted_per_release(&self) -> f64 {
         self.wasted_per_release.mean()
     }
+    /// The mean wait from `Requested` to `Acquired`, in ticks.
     pub fn mean_latency(&self) -> f64 {
         self.latency.mean()
     }
+    /// The 99th percentile of that wait, in ticks (0 when nothing was
+    /// acquired).
     pub fn p99_latency(&self) -> u64 {
         self.latency.quantile(0.99).unwrap_or(0)
     }

@@ -8,13 +8,16 @@ use zksim::{Client, ClientId, Event, SessionId, Tick, World, Zxid};
 
 /// The few facts about the world a monitor needs at each step.
 pub trait View {
+    /// The simulated clock: what timing properties (a session's expiry, a
+    /// wait's length) measure against.
     fn now(&self) -> Tick;
+    /// How many clients the world has (their ids are `0..n`).
     fn num_clients(&self) -> usize;
     /// The client's current session.
     fn session_of(&self, client: ClientId) -> SessionId;
     /// A number that moves whenever some client's session may have
     /// changed (the world's next session id), or `None` if unknown: lets
-    /// [`Sessions::refresh`] skip its scan of every client.
+    /// `Sessions::refresh` skip its scan of every client.
     fn sessions_version(&self) -> Option<SessionId> {
         None
     }
@@ -42,6 +45,7 @@ pub trait View {
 /// What a monitor may know about one node of the leader's tree.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct NodeFacts {
+    /// The zxid that created the node: what a fence names.
     pub czxid: i64,
     /// The owning session of an ephemeral, 0 for a persistent node.
     pub owner: SessionId,
@@ -88,8 +92,11 @@ impl<C: Client> View for World<C> {
 /// A stand-in world for tests: a clock and each client's session.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FakeView {
+    /// The clock [`View::now`] reads.
     pub now: Tick,
+    /// Each client's current session, by client id.
     pub sessions: Vec<SessionId>,
+    /// Clients whose process died.
     pub crashed: Vec<ClientId>,
     /// Sessions the leader no longer counts as live.
     pub ended: Vec<SessionId>,

@@ -37,6 +37,7 @@ pub struct ClientGroup {
     pub count: usize,
     /// The role's name (default: the recipe's name).
     pub role: String,
+    /// What each client of the group does (rounds, hold and think times).
     pub workload: Workload,
 }
 
@@ -71,8 +72,11 @@ impl ClientGroup {
 pub struct Member<'a> {
     /// The index of the client's group (0 without groups).
     pub group: usize,
+    /// The recipe the client runs.
     pub recipe: &'a str,
+    /// The role it plays (what `[faults.aim]` names).
     pub role: &'a str,
+    /// What it does.
     pub workload: Workload,
 }
 

@@ -24,10 +24,13 @@ use super::Scenario;
 pub struct Cast {
     /// The recipe names, for messages (the groups' recipes, each once).
     pub recipes: Vec<String>,
+    /// The recipes' family (lock, election, queue), which decides which
+    /// properties apply.
     pub family: Family,
     /// Whether any client waits in a line it can be seen in
     /// ([`zkrecipes::Recipe::WAITS_IN_LINE`]).
     pub waits_in_line: bool,
+    /// How many clients.
     pub clients: usize,
 }
 

@@ -6,8 +6,8 @@
 //! `compare` and the tests. A scenario has one canonical text
 //! ([`Scenario::to_canonical`]) so that a replay token can carry it whole.
 
-pub mod groups;
-pub mod judged;
+mod groups;
+pub(crate) mod judged;
 mod parse;
 #[cfg(test)]
 mod refusals;
@@ -18,10 +18,10 @@ use zkrecipes::registry::{self, RecipeInfo};
 use zkrecipes::{AnyRecipe, Family, RecipeParams, RecipeSet, Workload};
 use zksim::{Config, FaultBudget, Tick};
 
-use crate::aim::{Aims, Target};
 use crate::invariant::Invariant;
 use crate::monitor::{Custom, Property};
 
+pub use crate::aim::{Aims, Role, Target, ROLES};
 /// The property catalogue's lookups by the names they had here (a
 /// scenario names its checks, and its recipe's family, through them).
 pub use crate::monitor::catalogue::{
@@ -37,6 +37,7 @@ pub use timing::Timing;
 /// (`compare` sweeps `clients`); [`Scenario::validate`] checks a hand-built one.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Scenario<C: zksim::Client = AnyRecipe> {
+    /// The scenario's name, for reports and messages.
     pub name: String,
     /// The recipe's name: a registered one (`zkcheck list`) for
     /// [`AnyRecipe`], else [`zkrecipes::Recipe::name`] of `C`; with groups,
@@ -45,12 +46,16 @@ pub struct Scenario<C: zksim::Client = AnyRecipe> {
     /// How many clients (with groups, their total).
     pub clients: usize,
     /// `[[clients]]` groups (empty: all `clients` run `recipe` with
-    /// `workload`). See [`groups`].
+    /// `workload`). See [`ClientGroup`].
     pub groups: Vec<ClientGroup>,
     /// The recipe's root node, e.g. `/lock`.
     pub root: String,
+    /// What each client does (`[workload]`: rounds, hold and think times);
+    /// groups may have their own.
     pub workload: Workload,
+    /// The ensemble's shape and clock.
     pub ensemble: Ensemble,
+    /// How many faults of each kind a run may inject (`[faults]`).
     pub faults: FaultBudget,
     /// Which client (or role) each fault kind may strike (`[faults.aim]`).
     pub aims: Aims,
@@ -63,6 +68,7 @@ pub struct Scenario<C: zksim::Client = AnyRecipe> {
     pub hard: Vec<Property>,
     /// Properties only measured (figures), never failing a run.
     pub report: Vec<Property>,
+    /// How to explore unless flags say otherwise.
     pub explore: ExploreDefaults,
     /// The timing model of timed runs (`[timing]`; `compare` uses it).
     pub timing: Timing,
@@ -78,11 +84,16 @@ pub struct Scenario<C: zksim::Client = AnyRecipe> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Ensemble {
+    /// How many servers.
     pub servers: usize,
+    /// The session timeout the servers grant, in ticks.
     pub session_timeout: Tick,
+    /// How long a paused client process stays frozen, in ticks.
     pub pause_ticks: Tick,
     /// Ticks after which a partitioned follower drops its clients (`syncLimit`).
     pub sync_limit: Tick,
+    /// The clock at which a run ends (a run the clock cuts while work is left
+    /// was not judged at its end).
     pub max_time: Tick,
 }
 
@@ -118,6 +129,7 @@ fn is_on(flag: &bool) -> bool {
 }
 
 impl StrategyKind {
+    /// The strategy's word in scenario files and on the command line.
     pub fn name(self) -> &'static str {
         match self {
             StrategyKind::Random => "random",
@@ -132,6 +144,7 @@ impl StrategyKind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ExploreDefaults {
+    /// Which search.
     pub strategy: StrategyKind,
     /// Random/PCT: how many seeded schedules to run.
     pub schedules: u64,
@@ -239,7 +252,7 @@ impl Scenario {
 
 impl<C: zkrecipes::Recipe + Send + Sync + 'static> Scenario<C> {
     /// The defaults of [`Scenario::lock`] for the recipe type `C`, with
-    /// its family's default checks ([`default_checks`]: an election starts
+    /// its family's default checks (`default_checks`: an election starts
     /// with `election` hard, a queue with `queue`). Its root is `/lock`,
     /// whatever its family; set fields to change.
     pub fn of_recipe(clients: usize) -> Self {
@@ -304,7 +317,7 @@ impl<C: RecipeSet> Scenario<C> {
         self.judges_something().map_err(Invalid::Checks)
     }
 
-    /// The rule for a scenario that is judged ([`judged::check_hard`]):
+    /// The rule for a scenario that is judged (`judged::check_hard`):
     /// at least one hard check (a property, an invariant or a monitor of
     /// the user's), and none that cannot fail for this recipe and client
     /// count. The message names `checks.hard`.
@@ -565,7 +578,7 @@ impl<C: RecipeSet> Scenario<C> {
 
     /// Client `client` of the run, built as its group's recipe (`None` if
     /// `C` has no recipe of that name, which [`Scenario::validate`] rules out).
-    pub fn build_client(&self, client: usize) -> Option<C> {
+    pub(crate) fn build_client(&self, client: usize) -> Option<C> {
         C::build(self.member(client).recipe, &self.params(client))
     }
 
@@ -596,7 +609,7 @@ impl<C: RecipeSet> Scenario<C> {
 
     /// Each client's role, as an index into [`Scenario::roles`] (what a
     /// group aim is matched against).
-    pub fn client_roles(&self) -> Vec<usize> {
+    pub(crate) fn client_roles(&self) -> Vec<usize> {
         let roles = self.roles();
         (0..self.clients)
             .map(|c| {
@@ -652,15 +665,20 @@ impl<C: RecipeSet> Scenario<C> {
 pub enum Invalid {
     /// The recipe set has no recipe of that name.
     UnknownRecipe {
+        /// The name asked for.
         name: String,
+        /// The names the recipe set has, for the message.
         known: Vec<&'static str>,
     },
+    /// A scenario needs at least one client.
     NoClients,
     /// `[[clients]]` groups that do not fit (the message says how).
     Groups(String),
+    /// An ensemble needs at least one server.
     NoServers,
     /// `root` is not an absolute node path.
     BadRoot(String),
+    /// `explore.max_steps` is 0: a run would check nothing.
     NoSteps,
     /// Timing, aimed faults, pins or parents that do not fit (the message
     /// names the field: `faults.aim.…`, `pin`, `parent`, `ensemble.…`).
@@ -717,9 +735,4 @@ pub(crate) fn no_control_characters(field: &str, text: &str) -> Result<(), Strin
             at + 1
         )),
     }
-}
-
-/// Every registered recipe name, comma-separated (for error messages).
-pub fn known_recipes() -> String {
-    AnyRecipe::names().join(", ")
 }

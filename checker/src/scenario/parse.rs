@@ -24,6 +24,7 @@ pub struct ScenarioError {
     pub origin: String,
     /// 1-based line and column, when known.
     pub position: Option<(usize, usize)>,
+    /// What is wrong, naming the field.
     pub message: String,
 }
 

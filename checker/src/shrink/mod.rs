@@ -58,7 +58,10 @@ const START_STATES: usize = 20_000;
 /// The result of shrinking.
 #[derive(Clone, Debug)]
 pub struct Shrunk {
+    /// The shortest schedule found that still tells the story.
     pub schedule: Schedule,
+    /// The violation at its end (the same property and story; its words
+    /// may name other clients).
     pub violation: Violation,
     /// Candidate replays tried.
     pub attempts: usize,

@@ -21,10 +21,10 @@ use zkrecipes::RecipeSet;
 use zksim::Event;
 
 use super::story::{Marks, Story};
-use crate::model::Model;
-use crate::monitor::Violation;
 use crate::explore::candidate::AlternativesRecorder;
 use crate::explore::Chooser;
+use crate::model::Model;
+use crate::monitor::Violation;
 use crate::run::drive;
 use crate::scenario::Scenario;
 use crate::schedule::{is_injected_fault, Schedule};

@@ -119,7 +119,10 @@ impl Marks {
 /// The story a candidate must tell to replace the current counterexample.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Story {
+    /// The property the counterexample breaks.
     pub property: Property,
+    /// The explanation's clauses with client numbers, paths and counts
+    /// taken out ([`shape`]).
     pub shape: BTreeSet<String>,
     /// `None` until fixed ([`Story::fix_ingredients`]): the first passes
     /// only remove events, so any ingredients they keep were in the run.

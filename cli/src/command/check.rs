@@ -147,7 +147,7 @@ fn warnings<C: RecipeSet>(
         }
     }
     if verdict.counterexample.is_none() {
-        out.extend(zkcheck::contract::unjudged(
+        out.extend(zkcheck::verdict::unjudged(
             scenario,
             &verdict.exploration.figures,
         ));

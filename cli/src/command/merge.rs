@@ -124,7 +124,7 @@ fn print_merged(io: &mut Text, m: &Summary) {
         say!(
             io,
             "VIOLATION of {} (found by {found} after {} steps; shrunk to {} steps)",
-            zkcheck::monitor::named::result_name(c.property),
+            zkcheck::monitor::result_name(c.property),
             c.found_steps,
             c.steps
         );

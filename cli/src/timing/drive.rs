@@ -18,7 +18,7 @@ use zkcheck::model::Model;
 use zkcheck::monitor::Violation;
 use zkcheck::run::{conclude, is_terminal, Ending, Run};
 use zkcheck::scenario::Scenario;
-use zkcheck::schedule::Schedule;
+use zkcheck::Schedule;
 
 use super::ready_index::ReadyIndex;
 use super::TimedChooser;

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use zkrecipes::{AppEvent, RecipeSet};
 use zksim::{Delivery, Happening};
 
-use zkcheck::monitor::tally::{ratio, Histogram};
+use zkcheck::monitor::{ratio, Histogram};
 use zkcheck::run::{Ending, RunOutcome};
 use zkcheck::scenario::Scenario;
 

@@ -12,7 +12,7 @@ use zkcheck::explore::{self, replay::replay, Exploration, Options};
 use zkcheck::monitor::{Property, Violation};
 use zkcheck::progress::Progress;
 use zkcheck::scenario::{Scenario, StrategyKind};
-use zkcheck::shrink::shrink;
+use zkcheck::shrink;
 use zkcheck::token::Token;
 
 /// What the checker should say about a row.

@@ -11,7 +11,7 @@ use zksim::{Event, Happening};
 use super::por::{Asleep, Por};
 use super::symmetry::Keying;
 use crate::model::Model;
-use crate::monitor::tally::Tally;
+use crate::monitor::Tally;
 use crate::monitor::Violation;
 use crate::run::{cut_by_clock, is_terminal};
 

@@ -35,10 +35,15 @@ use super::ledger::WakeupLedger;
 /// The figures of one run. See the module docs for what each counts.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LockFigures {
+    /// `Acquired` events.
     pub acquisitions: usize,
+    /// `Released` events.
     pub releases: usize,
+    /// Operations sent by any client.
     pub requests: usize,
+    /// Node-watch events delivered to waiting clients.
     pub wakeups: usize,
+    /// Wakeups that did not lead to the woken client acquiring.
     pub wasted_wakeups: usize,
     /// Waiters woken by each release, in release order.
     pub wakeups_per_release: Vec<usize>,
@@ -62,6 +67,7 @@ impl LockFigures {
         counter.finish()
     }
 
+    /// The most waiters one release woke (0 when nothing was released).
     pub fn max_wakeups_per_release(&self) -> usize {
         self.wakeups_per_release.iter().copied().max().unwrap_or(0)
     }

@@ -88,6 +88,7 @@ pub enum WriteKind {
 /// One lock write and what it woke.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Write {
+    /// A release or a create.
     pub kind: WriteKind,
     /// The client that wrote: the releaser, or the creator.
     pub client: ClientId,
@@ -113,6 +114,7 @@ impl Write {
 /// Where one write is kept in the ledger.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct WriteId {
+    /// Which list the write is in.
     pub kind: WriteKind,
     /// Its index in [`WakeupLedger::releases`] or [`WakeupLedger::creates`].
     pub index: usize,
@@ -208,6 +210,7 @@ impl std::hash::Hash for Tally {
 }
 
 impl WakeupLedger {
+    /// An empty ledger, before any happening.
     pub fn new() -> Self {
         Self::default()
     }
@@ -239,6 +242,7 @@ impl WakeupLedger {
     pub fn wasted(&self) -> u64 {
         self.tally.wasted
     }
+    /// `Acquired` events seen.
     pub fn acquisitions(&self) -> u64 {
         self.tally.acquisitions
     }

@@ -24,10 +24,10 @@ use std::collections::BTreeMap;
 use zkrecipes::{AppEvent, Family};
 use zksim::{ClientId, Delivery, Happening};
 
-pub mod figures;
-#[doc(hidden)]
-pub mod history;
-pub mod ledger;
+mod figures;
+#[cfg(test)]
+mod history;
+mod ledger;
 #[cfg(test)]
 mod ledger_tests;
 
@@ -38,6 +38,9 @@ use super::tally::Histogram;
 use super::view::{who, Measured, View};
 use super::{End, Kinds, Monitor, Property, StepLog, Tally, Violation};
 
+/// The `herd` monitor: charges every wakeup to the lock write that fired
+/// it (through the [`WakeupLedger`]) and fails a run where one write wakes
+/// more than one waiter besides its writer.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct HerdMonitor {
     readers_share: bool,
@@ -62,6 +65,8 @@ impl HerdMonitor {
         }
     }
 
+    /// The monitor for a recipe of `family` (a read/write lock's readers
+    /// may share a wakeup).
     pub fn new(family: Family) -> Self {
         HerdMonitor {
             readers_share: family == Family::RwLock,
