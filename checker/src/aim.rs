@@ -7,7 +7,7 @@
 //! follower").
 //!
 //! The simulator offers every enabled fault with its target in the event
-//! (`Fault::ExpireSession { client }`…); the model filters that list
+//! (`Fault::Silence { client }`…); the model filters that list
 //! through [`Aims::allows`], so explorers, replay tokens and shrinking all
 //! see the same, smaller list. Roles are read off the clients' application
 //! events ([`Roles`]), which makes them part of the explored state.
@@ -130,7 +130,7 @@ impl Aims {
         };
         match *fault {
             Fault::DropConnection { client } => client_aim(self.connection_drops, client),
-            Fault::ExpireSession { client } => client_aim(self.expiries, client),
+            Fault::Silence { client } => client_aim(self.expiries, client),
             Fault::KillSession { client } => client_aim(self.kills, client),
             Fault::Pause { client } => client_aim(self.pauses, client),
             Fault::Crash { client } => client_aim(self.crashes, client),

@@ -2,7 +2,7 @@
 //!
 //! A *lasso* is a schedule whose events from `cycle_from` on (the cycle)
 //! lead from a state back to the same state — the same up to a shift of
-//! the clock ([`Model::time_shift_key`]): absolute time moves on, nothing
+//! the clock ([`SystemState::time_shift_key`]): absolute time moves on, nothing
 //! else does. Such a cycle can be repeated for ever. It is a **liveness**
 //! violation (a livelock) when
 //! 1. some client waits at its start (asked and not granted, or gave up
@@ -36,10 +36,10 @@ use std::collections::BTreeSet;
 use zkrecipes::{AppEvent, RecipeSet};
 use zksim::{ClientId, Event, Happening};
 
-use crate::model::Model;
 use crate::monitor::{Property, Violation};
 use crate::scenario::Scenario;
 use crate::schedule::is_injected_fault;
+use crate::state::SystemState;
 use crate::words::event_words;
 
 /// Why a schedule with a cycle mark is not a livelock.
@@ -66,7 +66,7 @@ pub(crate) fn is_progress(event: &AppEvent) -> bool {
 }
 
 /// Replay `events` from the scenario's initial state (as exhaustive search
-/// explores it: [`Model::for_search`]) and judge whether
+/// explores it: [`SystemState::for_search`]) and judge whether
 /// `events[cycle_from..]` is a cycle without progress, fair, with a
 /// client waiting (module docs). `Ok` is the liveness violation to report.
 pub fn judge<C: RecipeSet>(
@@ -77,7 +77,7 @@ pub fn judge<C: RecipeSet>(
     if cycle_from >= events.len() {
         return Err(NotALasso("the cycle is empty".into()));
     }
-    let mut model = Model::<C>::for_search(scenario);
+    let mut model = SystemState::<C>::for_search(scenario);
     if !model.monitors.judges_liveness() {
         return Err(NotALasso("liveness is not a hard property here".into()));
     }
@@ -155,7 +155,7 @@ pub fn judge<C: RecipeSet>(
 
 /// Take `events[i]` in `model`, which must be enabled there and break nothing.
 fn step<C: RecipeSet>(
-    model: &mut Model<C>,
+    model: &mut SystemState<C>,
     events: &[Event],
     i: usize,
     enabled: &mut Vec<Event>,

@@ -20,7 +20,7 @@
 //! - [`Token`]: a counterexample as one line that replays it.
 //! - [`Counterexample`], [`Schedule`], [`shrink()`]: from a failure to a
 //!   short, readable, replayable counterexample.
-//! - [`Model`]: the explored state (world + monitors), for choosers and
+//! - [`SystemState`]: the explored state (world + monitors), for choosers and
 //!   explorers of one's own.
 //!
 //! The public modules, each one concept:
@@ -31,10 +31,10 @@
 //!   and proptest strategies.
 //! - [`verdict`]: the one pipeline (explore → shrink → judge completeness
 //!   → token) and its [`verdict::Verdict`], which every front door renders.
-//! - [`explore`]: the search strategies (random, PCT, BFS/DFS) behind one
+//! - [`explore`]: the explorers (random, PCT, BFS/DFS) behind one
 //!   trait, their [`explore::Options`], and replay.
 //! - [`run`]: one run driven by a [`explore::Chooser`].
-//! - [`model`]: the explored state.
+//! - [`state`]: the explored state.
 //! - [`monitor`]: the properties, their monitors and the figures they
 //!   measure ([`monitor::Tally`]).
 //! - [`token`], [`trace`], [`lasso`]: a counterexample replayable, readable,
@@ -56,11 +56,11 @@ pub mod explore;
 pub mod input;
 pub mod lasso;
 pub mod limits;
-pub mod model;
 pub mod monitor;
 pub mod progress;
 pub mod run;
 pub mod scenario;
+pub mod state;
 pub mod stop;
 pub mod token;
 pub mod trace;
@@ -80,11 +80,11 @@ mod words;
 pub use check::Check;
 pub use counterexample::Counterexample;
 pub use invariant::Invariant;
-pub use model::Model;
 pub use monitor::{Monitor, Property, StepLog, View, Violation};
 pub use scenario::{ClientGroup, Scenario};
 pub use schedule::Schedule;
 pub use shrink::{shrink, shrink_with, Phases, Shrunk};
+pub use state::SystemState;
 pub use token::Token;
 pub use verdict::{Verdict, VerdictKind};
 

@@ -1,6 +1,6 @@
 //! A recipe that panics is a bug found, not a crash of the checker.
 //!
-//! [`Model::step`](crate::model::Model::step) runs each step under
+//! [`SystemState::step`](crate::state::SystemState::step) runs each step under
 //! [`catch`]: a panic inside the recipe (or anything the step calls) ends the
 //! run with a `no-panic` violation carrying the panic's message and place,
 //! which then goes through shrinking, the trace and the replay token like any

@@ -7,11 +7,11 @@ use zkrecipes::{AnyRecipe, AppEvent, RecipeSet};
 use zksim::{Event, Fault, Happening};
 
 use crate::explore::chooser::Chooser;
-use crate::model::Model;
 use crate::monitor::Tally;
 use crate::monitor::Violation;
 use crate::scenario::Scenario;
 use crate::schedule::{is_injected_fault, Schedule};
+use crate::state::SystemState;
 
 /// What one seeded run found (the contract `compare` relies on).
 #[derive(Clone, Debug)]
@@ -76,12 +76,12 @@ pub struct Run<C: RecipeSet = AnyRecipe> {
     /// How the run ended, which says whether its end was judged.
     pub ending: Ending,
     /// The state it ended in (for traces and end-of-run figures).
-    pub model: Model<C>,
+    pub model: SystemState<C>,
 }
 
 impl<C: RecipeSet> Run<C> {
     /// The chooser stopped the run before its natural end.
-    pub(crate) fn stopped(model: Model<C>, schedule: Schedule) -> Self {
+    pub(crate) fn stopped(model: SystemState<C>, schedule: Schedule) -> Self {
         Run {
             violation: None,
             schedule,
@@ -91,7 +91,11 @@ impl<C: RecipeSet> Run<C> {
     }
 
     /// The last step broke a hard property.
-    pub(crate) fn violated(model: Model<C>, schedule: Schedule, violation: Violation) -> Self {
+    pub(crate) fn violated(
+        model: SystemState<C>,
+        schedule: Schedule,
+        violation: Violation,
+    ) -> Self {
         Run {
             violation: Some(violation),
             schedule,
@@ -115,7 +119,7 @@ impl<C: RecipeSet> Run<C> {
 ///
 /// [`World::waits_on_time`]: zksim::World::waits_on_time
 pub fn is_terminal<C: RecipeSet>(
-    model: &Model<C>,
+    model: &SystemState<C>,
     enabled: &[Event],
     steps: usize,
     max_steps: usize,
@@ -140,10 +144,10 @@ pub fn drive<C, Ch, F>(scenario: &Scenario<C>, chooser: &mut Ch, on_step: F) -> 
 where
     C: RecipeSet,
     Ch: Chooser<C> + ?Sized,
-    F: FnMut(&Model<C>, &Event, &[Happening<AppEvent>]),
+    F: FnMut(&SystemState<C>, &Event, &[Happening<AppEvent>]),
 {
     drive_from(
-        Model::new(scenario),
+        SystemState::new(scenario),
         scenario.explore.max_steps,
         chooser,
         on_step,
@@ -154,7 +158,7 @@ where
 /// initial state once and copies it for each run (cheaper than building
 /// the clients, the tree and the monitors again, and the same state).
 pub fn drive_from<C, Ch, F>(
-    mut model: Model<C>,
+    mut model: SystemState<C>,
     max_steps: usize,
     chooser: &mut Ch,
     mut on_step: F,
@@ -162,7 +166,7 @@ pub fn drive_from<C, Ch, F>(
 where
     C: RecipeSet,
     Ch: Chooser<C> + ?Sized,
-    F: FnMut(&Model<C>, &Event, &[Happening<AppEvent>]),
+    F: FnMut(&SystemState<C>, &Event, &[Happening<AppEvent>]),
 {
     let mut enabled: Vec<Event> = Vec::new();
     let mut log: Vec<Happening<AppEvent>> = Vec::new();
@@ -194,7 +198,7 @@ where
 /// run its own way (the front end's timed runs) and must end it as
 /// [`drive`] does.
 pub fn conclude<C: RecipeSet>(
-    mut model: Model<C>,
+    mut model: SystemState<C>,
     enabled: &[Event],
     schedule: Schedule,
 ) -> Run<C> {
@@ -219,7 +223,7 @@ pub fn conclude<C: RecipeSet>(
 /// a tick would still change something ([`zksim::World::waits_on_time`]),
 /// and the clients are not all done. The end-of-run monitors read such an
 /// end as "progress possible" ([`crate::monitor::End`]) and judge nothing.
-pub(crate) fn cut_by_clock<C: RecipeSet>(model: &Model<C>, enabled: &[Event]) -> bool {
+pub(crate) fn cut_by_clock<C: RecipeSet>(model: &SystemState<C>, enabled: &[Event]) -> bool {
     let world = &model.world;
     !model.is_quiescent()
         && !enabled.contains(&Event::Tick)
@@ -234,7 +238,7 @@ pub fn outcome<C: RecipeSet, Ch: Chooser<C> + ?Sized>(
     chooser: &mut Ch,
 ) -> RunOutcome {
     outcome_from(
-        &Model::new(scenario),
+        &SystemState::new(scenario),
         scenario.explore.max_steps,
         seed,
         chooser,
@@ -244,7 +248,7 @@ pub fn outcome<C: RecipeSet, Ch: Chooser<C> + ?Sized>(
 /// [`outcome`] from a copy of `start`, the scenario's initial state
 /// ([`drive_from`]).
 pub(crate) fn outcome_from<C: RecipeSet, Ch: Chooser<C> + ?Sized>(
-    start: &Model<C>,
+    start: &SystemState<C>,
     max_steps: usize,
     seed: u64,
     chooser: &mut Ch,
@@ -279,7 +283,7 @@ mod tests {
             "/../scenarios/lock-sequential-faults.toml"
         );
         let scenario = Scenario::from_file(std::path::Path::new(path)).expect("the scenario loads");
-        let start = Model::new(&scenario);
+        let start = SystemState::new(&scenario);
         let chooser = |seed| RandomChooser::new(ChaCha8Rng::seed_from_u64(seed));
         for seed in 0..40 {
             let shared = outcome_from(&start, scenario.explore.max_steps, seed, &mut chooser(seed));
@@ -288,7 +292,7 @@ mod tests {
             assert!(shared.steps > 0);
         }
         assert!(
-            start == Model::new(&scenario),
+            start == SystemState::new(&scenario),
             "the runs changed their start"
         );
     }

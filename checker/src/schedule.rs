@@ -10,8 +10,8 @@
 use zkrecipes::{AppEvent, RecipeSet};
 use zksim::{Event, Fault, Happening};
 
-use crate::model::Model;
 use crate::scenario::Scenario;
+use crate::state::SystemState;
 
 /// The events of one run, in order.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -38,7 +38,7 @@ impl Schedule {
     /// `None` if some event is not enabled where the schedule takes it
     /// (the schedule does not belong to this scenario).
     pub fn to_indices<C: RecipeSet>(&self, scenario: &Scenario<C>) -> Option<Vec<u32>> {
-        let mut model = Model::new(scenario);
+        let mut model = SystemState::new(scenario);
         let mut enabled = Vec::new();
         let mut log: Vec<Happening<AppEvent>> = Vec::new();
         let mut out = Vec::with_capacity(self.events.len());

@@ -28,9 +28,9 @@ use zksim::{
     SessionId, ZkError,
 };
 
-use crate::model::Model;
 use crate::monitor::Violation;
 use crate::scenario::property_name;
+use crate::state::SystemState;
 use crate::words::{event_words, fault_words};
 
 /// Accumulates the lines of a trace while a run is replayed. Call
@@ -61,7 +61,7 @@ impl Trace {
     }
 
     /// Record what starting the clients did, before the first step.
-    pub fn start<C: RecipeSet>(&mut self, model: &Model<C>, log: &[Happening<AppEvent>]) {
+    pub fn start<C: RecipeSet>(&mut self, model: &SystemState<C>, log: &[Happening<AppEvent>]) {
         self.learn_sessions(model);
         for h in log {
             if let Some(line) = self.describe_happening(model, h) {
@@ -73,7 +73,7 @@ impl Trace {
     /// Record one step (called after the step is applied).
     pub fn record<C: RecipeSet>(
         &mut self,
-        model: &Model<C>,
+        model: &SystemState<C>,
         event: &Event,
         log: &[Happening<AppEvent>],
     ) {
@@ -140,7 +140,7 @@ impl Trace {
         }
     }
 
-    fn learn_sessions<C: RecipeSet>(&mut self, model: &Model<C>) {
+    fn learn_sessions<C: RecipeSet>(&mut self, model: &SystemState<C>) {
         for c in 0..model.world.num_clients() {
             self.owners.insert(model.world.session_of(c), c);
         }
@@ -156,7 +156,7 @@ impl Trace {
 
     fn describe_happening<C: RecipeSet>(
         &self,
-        model: &Model<C>,
+        model: &SystemState<C>,
         h: &Happening<AppEvent>,
     ) -> Option<String> {
         Some(match h {
@@ -194,7 +194,7 @@ impl Trace {
     }
 }
 
-fn at<C: RecipeSet>(model: &Model<C>, client: usize) -> String {
+fn at<C: RecipeSet>(model: &SystemState<C>, client: usize) -> String {
     match model.world.server_of(client) {
         Some(s) => format!("c{client}@s{s}"),
         None => format!("c{client}"),
@@ -202,7 +202,7 @@ fn at<C: RecipeSet>(model: &Model<C>, client: usize) -> String {
 }
 
 /// A line for the chosen event itself, when its happenings do not say it.
-fn describe_event<C: RecipeSet>(model: &Model<C>, event: &Event) -> Option<String> {
+fn describe_event<C: RecipeSet>(model: &SystemState<C>, event: &Event) -> Option<String> {
     Some(match event {
         Event::Tick => "tick".to_string(),
         Event::Timer { client } => format!("{} timer fires", at(model, *client)),

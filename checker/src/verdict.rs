@@ -14,7 +14,7 @@ use crate::explore::{self, Exploration, Failure, Options};
 use crate::monitor::Property;
 use crate::progress::Progress;
 use crate::run::Ending;
-use crate::scenario::{property_name, Scenario, StrategyKind};
+use crate::scenario::{property_name, Scenario, Search};
 use crate::token::Token;
 
 pub use crate::contract::unjudged;
@@ -99,7 +99,7 @@ pub fn run<C: RecipeSet>(
     progress: &Progress,
 ) -> Verdict {
     let started = std::time::Instant::now(); // printed only, never decides anything
-    let exploration = explore::strategy::<C>(options).explore(scenario, progress);
+    let exploration = explore::explorer::<C>(options).explore(scenario, progress);
     let search = started.elapsed();
     let mut verdict = conclude(scenario, options, exploration, progress);
     verdict.timings.search = search;
@@ -204,8 +204,8 @@ pub fn of_replay<C: RecipeSet>(
     }
 }
 
-fn seeded(strategy: StrategyKind) -> bool {
-    matches!(strategy, StrategyKind::Random | StrategyKind::Pct)
+fn seeded(strategy: Search) -> bool {
+    matches!(strategy, Search::Random | Search::Pct)
 }
 
 /// Whether property `p` judges a run's *end* (what can only be judged
@@ -310,7 +310,7 @@ impl Coverage {
             schedules_short: (short && r.schedules < options.schedules)
                 .then_some((r.schedules, options.schedules)),
             schedule_ran_out: false,
-            clock_judged_by_cycles: options.strategy == StrategyKind::Dfs
+            clock_judged_by_cycles: options.strategy == Search::Dfs
                 && r.cycle_check
                     .as_deref()
                     .is_some_and(|c| c.starts_with("on")),

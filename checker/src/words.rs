@@ -22,7 +22,7 @@ pub fn event_words(event: &Event) -> String {
 pub fn fault_words(f: &Fault) -> String {
     match f {
         Fault::DropConnection { client } => format!("connection of c{client} drops"),
-        Fault::ExpireSession { client } => {
+        Fault::Silence { client } => {
             format!("c{client} is cut off from every server until its session expires")
         }
         Fault::KillSession { client } => format!("the ensemble kills the session of c{client}"),

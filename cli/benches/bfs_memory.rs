@@ -17,7 +17,7 @@ use std::alloc::{GlobalAlloc, Layout};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 use zkcheck::explore::exhaustive::Exhaustive;
-use zkcheck::explore::Strategy;
+use zkcheck::explore::Explorer;
 use zkcheck::progress::Progress;
 
 /// mimalloc, counting the bytes allocated now and at their peak.

@@ -17,7 +17,7 @@ use std::hint::black_box;
 
 use zkcheck::explore::exhaustive::Exhaustive;
 use zkcheck::explore::random::run_random;
-use zkcheck::explore::Strategy;
+use zkcheck::explore::Explorer;
 use zkcheck::progress::Progress;
 use zkcheck::scenario::Scenario;
 

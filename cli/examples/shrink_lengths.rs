@@ -22,7 +22,7 @@ use std::time::Instant;
 use zkcheck::explore::{self, Options};
 use zkcheck::monitor::Property::{self, Liveness, NoLeaks};
 use zkcheck::progress::Progress;
-use zkcheck::scenario::{property_name, Scenario, StrategyKind};
+use zkcheck::scenario::{property_name, Scenario, Search};
 use zkcheck::{shrink_with, Phases};
 use zksim::Event;
 
@@ -124,11 +124,11 @@ fn main() {
     for &(file, swap, check) in CASES {
         let scenario = scenario(file, swap, check);
         let mut options = Options::from_scenario(&scenario);
-        options.strategy = StrategyKind::Random;
+        options.strategy = Search::Random;
         options.seed = 0;
         options.schedules = schedules;
         options.jobs = jobs;
-        let found = explore::strategy(&options).explore(&scenario, &Progress::hidden());
+        let found = explore::explorer(&options).explore(&scenario, &Progress::hidden());
         let recipe = swap.map_or(scenario.recipe.as_str(), |(_, to)| to);
         let Some(failure) = found.failure else {
             println!(

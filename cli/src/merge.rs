@@ -19,7 +19,7 @@
 use crate::shard::Shard;
 use crate::summary::{Part, SeedRange, Seeds, Summary, VerdictKind, FORMAT};
 use zkcheck::monitor::Tally;
-use zkcheck::scenario::StrategyKind;
+use zkcheck::scenario::Search;
 
 /// One result to merge and where it was read from (a file name or `-`).
 #[derive(Clone, Debug)]
@@ -274,7 +274,7 @@ fn accept(input: &Input, first: &Input) -> Result<(), String> {
             s.format
         ));
     }
-    if !matches!(s.strategy, StrategyKind::Random | StrategyKind::Pct) {
+    if !matches!(s.strategy, Search::Random | Search::Pct) {
         return Err(format!(
             "{name}: a {} result cannot be merged: only random and PCT sweeps are sharded",
             s.strategy.name()

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::shard::Shard;
 use zkcheck::explore::Options;
 use zkcheck::monitor::{Property, Tally};
-use zkcheck::scenario::{Scenario, StrategyKind};
+use zkcheck::scenario::{Scenario, Search};
 pub use zkcheck::verdict::VerdictKind;
 use zkcheck::verdict::{end_judges, Coverage, Verdict};
 use zkcheck::Counterexample;
@@ -30,7 +30,7 @@ pub struct Summary {
     /// Always [`FORMAT`].
     pub format: String,
     pub scenario: ScenarioId,
-    pub strategy: StrategyKind,
+    pub strategy: Search,
     pub options: RunOptions,
     /// The shard a check ran (`0/1` for an unsharded random or PCT run);
     /// `None` for exhaustive search and for a merge (see `parts`).
@@ -209,8 +209,8 @@ impl ScenarioId {
     }
 }
 
-fn seeded(strategy: StrategyKind) -> bool {
-    matches!(strategy, StrategyKind::Random | StrategyKind::Pct)
+fn seeded(strategy: Search) -> bool {
+    matches!(strategy, Search::Random | Search::Pct)
 }
 
 impl RunOptions {
@@ -220,7 +220,7 @@ impl RunOptions {
         RunOptions {
             seed: s.then_some(options.seed),
             schedules: s.then_some(options.schedules),
-            pct_depth: (options.strategy == StrategyKind::Pct).then_some(options.pct_depth),
+            pct_depth: (options.strategy == Search::Pct).then_some(options.pct_depth),
             depth: (!s).then_some(options.depth),
             max_steps: scenario.explore.max_steps,
             max_time: scenario.ensemble.max_time,

@@ -375,7 +375,7 @@ fn a_scenario_too_big_for_bfs_stops_at_the_time_limit() {
 #[test]
 fn the_state_cap_is_reported_as_the_reason() {
     use zkcheck::explore::exhaustive::Exhaustive;
-    use zkcheck::explore::Strategy;
+    use zkcheck::explore::Explorer;
     use zkcheck::progress::Progress;
     use zkcheck::scenario::Scenario;
     let s =

@@ -8,7 +8,7 @@ use std::path::Path;
 use zkcheck::explore::{self, Exploration, Options};
 use zkcheck::monitor::Property;
 use zkcheck::progress::Progress;
-use zkcheck::scenario::{Scenario, StrategyKind};
+use zkcheck::scenario::{Scenario, Search};
 use zkcheck::shrink;
 use zkcheck::Schedule;
 
@@ -22,12 +22,12 @@ fn scenario_file(name: &str) -> Scenario {
 fn explore_with(scenario: &Scenario, f: impl FnOnce(&mut Options)) -> Exploration {
     let mut options = Options::from_scenario(scenario);
     f(&mut options);
-    explore::strategy(&options).explore(scenario, &Progress::hidden())
+    explore::explorer(&options).explore(scenario, &Progress::hidden())
 }
 
 fn random(scenario: &Scenario, schedules: u64) -> Exploration {
     explore_with(scenario, |o| {
-        o.strategy = StrategyKind::Random;
+        o.strategy = Search::Random;
         o.schedules = schedules;
         o.jobs = 2;
     })
@@ -60,7 +60,7 @@ fn sequential_lock_passes_random_and_pct_schedules_with_faults() {
         r.events
     );
     let p = explore_with(&scenario, |o| {
-        o.strategy = StrategyKind::Pct;
+        o.strategy = Search::Pct;
         o.schedules = 200;
     });
     assert!(p.failure.is_none(), "{:?}", p.failure);
@@ -197,7 +197,7 @@ fn ignoring_session_events_is_caught_under_expiries_and_the_reference_passes() {
         .schedule
         .events
         .iter()
-        .any(|e| matches!(e, zksim::Event::Fault(zksim::Fault::ExpireSession { .. }))));
+        .any(|e| matches!(e, zksim::Event::Fault(zksim::Fault::Silence { .. }))));
     let shrunk = shrink(&flawed, &failure.schedule, &failure.violation);
     assert_eq!(shrunk.violation.property, Property::MutualExclusion);
     assert!(shrunk.schedule.len() <= failure.schedule.len());
@@ -258,7 +258,7 @@ fn results_do_not_depend_on_jobs() {
 #[test]
 fn bfs_of_the_small_scenario_completes() {
     let scenario = scenario_file("lock-sequential-small.toml");
-    assert_eq!(scenario.explore.strategy, StrategyKind::Bfs);
+    assert_eq!(scenario.explore.strategy, Search::Bfs);
     let r = explore_with(&scenario, |_| {});
     assert!(r.failure.is_none(), "{:?}", r.failure);
     assert_eq!(r.truncated, 0, "the depth bound was hit: not exhaustive");
@@ -276,12 +276,12 @@ fn bfs_of_the_small_scenario_completes() {
     assert_eq!(again.distinct_states, Some(states));
     let bfs = explore_with(&scenario, |o| o.por = false);
     let dfs = explore_with(&scenario, |o| {
-        o.strategy = StrategyKind::Dfs;
+        o.strategy = Search::Dfs;
         o.por = false;
     });
     assert!(dfs.failure.is_none());
     assert_eq!(dfs.distinct_states, bfs.distinct_states);
-    let dfs = explore_with(&scenario, |o| o.strategy = StrategyKind::Dfs);
+    let dfs = explore_with(&scenario, |o| o.strategy = Search::Dfs);
     assert!(dfs.failure.is_none());
     assert_eq!(dfs.truncated, 0);
 }
@@ -302,7 +302,7 @@ fn bfs_finds_a_shortest_counterexample() {
     scenario.workload.hold_ticks = 1;
     scenario.workload.think_ticks = 0;
     let bfs = explore_with(&scenario, |o| {
-        o.strategy = StrategyKind::Bfs;
+        o.strategy = Search::Bfs;
         o.depth = 80;
     });
     let bfs_failure = bfs.failure.expect("BFS finds the stale holder");
@@ -387,7 +387,7 @@ fn expiries_offered(
 
     let mut offered = 0;
     for seed in 0..40 {
-        let mut model = zkcheck::model::Model::new(s);
+        let mut model = zkcheck::state::SystemState::new(s);
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
         let (mut enabled, mut log, mut history) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..3000 {
@@ -397,7 +397,7 @@ fn expiries_offered(
                 break;
             }
             for e in &enabled {
-                if let Event::Fault(Fault::ExpireSession { client }) = e {
+                if let Event::Fault(Fault::Silence { client }) = e {
                     check(seed, *client, &history);
                     offered += 1;
                 }
@@ -474,7 +474,7 @@ fn bfs_results_do_not_depend_on_jobs() {
             .into_iter()
             .map(|jobs| {
                 explore_with(&scenario, |o| {
-                    o.strategy = StrategyKind::Bfs;
+                    o.strategy = Search::Bfs;
                     o.depth = 80;
                     o.jobs = jobs;
                 })
@@ -497,7 +497,7 @@ fn a_bfs_counterexample_rebuilt_from_fingerprints_replays_to_its_violation() {
     // the same property at the very last step.
     let scenario = small_stale_holder();
     for jobs in [1, 2] {
-        for strategy in [StrategyKind::Bfs, StrategyKind::Dfs] {
+        for strategy in [Search::Bfs, Search::Dfs] {
             let failure = explore_with(&scenario, |o| {
                 o.strategy = strategy;
                 o.depth = 80;
@@ -554,15 +554,15 @@ fn random_runs_are_the_same_without_the_faults_their_seed_switched_off() {
     use rand_chacha::ChaCha8Rng;
     use zkcheck::explore::random::RandomChooser;
     use zkcheck::explore::Chooser;
-    use zkcheck::model::Model;
     use zkcheck::run::outcome;
+    use zkcheck::state::SystemState;
     use zkrecipes::AnyRecipe;
     use zksim::Event;
 
     /// The random chooser, offered every enabled fault.
     struct Whole(RandomChooser, u64);
     impl Chooser for Whole {
-        fn choose(&mut self, model: &Model, enabled: &[Event]) -> Option<usize> {
+        fn choose(&mut self, model: &SystemState, enabled: &[Event]) -> Option<usize> {
             self.1 += enabled
                 .iter()
                 .filter(|e| matches!(e, Event::Fault(f) if Chooser::<AnyRecipe>::passes_over(&self.0, f)))

@@ -7,7 +7,7 @@
 use zkcheck::explore::{self, Exploration, Options};
 use zkcheck::monitor::Property;
 use zkcheck::progress::Progress;
-use zkcheck::scenario::{Scenario, StrategyKind};
+use zkcheck::scenario::{Scenario, Search};
 
 /// The holder is cut off until its session expires and freezes for
 /// `pause_ticks` — both aimed at whoever holds the lock, so the only
@@ -47,12 +47,12 @@ hard = ["mutex", "fenced-mutex"]
     Scenario::parse(&text, "fault_windows.rs").unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn explore(scenario: &Scenario, strategy: StrategyKind, schedules: u64) -> Exploration {
+fn explore(scenario: &Scenario, strategy: Search, schedules: u64) -> Exploration {
     let mut options = Options::from_scenario(scenario);
     options.strategy = strategy;
     options.schedules = schedules;
     options.jobs = 2;
-    explore::strategy(&options).explore(scenario, &Progress::hidden())
+    explore::explorer(&options).explore(scenario, &Progress::hidden())
 }
 
 /// T − ⌈2T/3⌉ = 2 ticks: the frozen holder wakes before the expiry tick,
@@ -61,7 +61,7 @@ fn explore(scenario: &Scenario, strategy: StrategyKind, schedules: u64) -> Explo
 #[test]
 fn a_pause_within_t_minus_the_read_timeout_keeps_belief_exclusion() {
     let scenario = cut_off_and_paused(2);
-    for strategy in [StrategyKind::Random, StrategyKind::Pct] {
+    for strategy in [Search::Random, Search::Pct] {
         let r = explore(&scenario, strategy, 3000);
         assert!(r.failure.is_none(), "{strategy:?}: {:?}", r.failure);
         assert_eq!(r.schedules, 3000);
@@ -75,7 +75,7 @@ fn a_pause_within_t_minus_the_read_timeout_keeps_belief_exclusion() {
 #[test]
 fn a_pause_one_tick_longer_breaks_belief_but_not_the_fence() {
     let scenario = cut_off_and_paused(3);
-    let r = explore(&scenario, StrategyKind::Pct, 3000);
+    let r = explore(&scenario, Search::Pct, 3000);
     let failure = r.failure.expect("a 3-tick pause over the read timeout");
     assert_eq!(failure.violation.property, Property::MutualExclusion);
     assert!(
@@ -89,6 +89,6 @@ fn a_pause_one_tick_longer_breaks_belief_but_not_the_fence() {
 
     let mut fenced = scenario.clone();
     fenced.hard = vec![Property::FencedExclusion];
-    let r = explore(&fenced, StrategyKind::Pct, 3000);
+    let r = explore(&fenced, Search::Pct, 3000);
     assert!(r.failure.is_none(), "{:?}", r.failure);
 }

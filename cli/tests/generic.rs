@@ -6,7 +6,7 @@
 use zkcheck::explore::{self, replay::replay, Options};
 use zkcheck::monitor::Property;
 use zkcheck::progress::Progress;
-use zkcheck::scenario::{Scenario, StrategyKind};
+use zkcheck::scenario::{Scenario, Search};
 use zkcheck::shrink;
 use zkcheck::token::Token;
 use zkrecipes::lock::flaws::SequentialStringSort;
@@ -21,15 +21,12 @@ fn typed<C: zkrecipes::Recipe + Send + Sync + 'static>() -> Scenario<C> {
     s
 }
 
-fn explore<C: zkrecipes::RecipeSet>(
-    s: &Scenario<C>,
-    strategy: StrategyKind,
-) -> explore::Exploration {
+fn explore<C: zkrecipes::RecipeSet>(s: &Scenario<C>, strategy: Search) -> explore::Exploration {
     let mut o = Options::from_scenario(s);
     o.strategy = strategy;
     o.schedules = 300;
     o.depth = 8;
-    explore::strategy::<C>(&o).explore(s, &Progress::hidden())
+    explore::explorer::<C>(&o).explore(s, &Progress::hidden())
 }
 
 #[test]
@@ -55,7 +52,7 @@ fn a_recipe_type_declares_its_family_and_name() {
 #[test]
 fn the_reference_type_holds_under_random_pct_and_bfs() {
     let s = typed::<SequentialLock>();
-    for strategy in [StrategyKind::Random, StrategyKind::Pct, StrategyKind::Bfs] {
+    for strategy in [Search::Random, Search::Pct, Search::Bfs] {
         let r = explore(&s, strategy);
         assert!(r.failure.is_none(), "{strategy:?}: {:?}", r.failure);
         assert!(r.events > 0);
@@ -65,7 +62,7 @@ fn the_reference_type_holds_under_random_pct_and_bfs() {
 #[test]
 fn a_broken_type_is_caught_shrunk_and_replayed_by_its_token() {
     let s = typed::<SequentialStringSort>();
-    let r = explore(&s, StrategyKind::Random);
+    let r = explore(&s, Search::Random);
     let failure = r.failure.expect("string-sort breaks mutual exclusion");
     assert_eq!(failure.violation.property, Property::MutualExclusion);
     let shrunk = shrink(&s, &failure.schedule, &failure.violation);

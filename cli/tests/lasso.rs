@@ -16,10 +16,10 @@ use crate::cli_kit::{write_input, zk};
 use zkcheck::explore::replay::replay_lasso;
 use zkcheck::explore::{self, Exploration, Options};
 use zkcheck::lasso;
-use zkcheck::model::Model;
 use zkcheck::monitor::Property;
 use zkcheck::progress::Progress;
-use zkcheck::scenario::{Scenario, StrategyKind};
+use zkcheck::scenario::{Scenario, Search};
+use zkcheck::state::SystemState;
 use zkcheck::token::Token;
 use zkcheck::trace::CYCLE_MARK;
 use zkcheck::Counterexample;
@@ -62,19 +62,19 @@ depth = 400
     Scenario::parse(&text, "lasso.rs").unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn explore(scenario: &Scenario, strategy: StrategyKind, cycles: bool) -> Exploration {
+fn explore(scenario: &Scenario, strategy: Search, cycles: bool) -> Exploration {
     let mut options = Options::from_scenario(scenario);
     options.strategy = strategy;
     options.cycles = cycles;
     // Sleep sets are off under the cycle check; keep them off without it
     // too, so that on and off differ by the cycle check alone.
     options.por = false;
-    explore::strategy(&options).explore(scenario, &Progress::hidden())
+    explore::explorer(&options).explore(scenario, &Progress::hidden())
 }
 
 /// The time-shift key of the state after each prefix of `events`.
 fn keys(scenario: &Scenario, events: &[Event]) -> Vec<(u64, u64, u64)> {
-    let mut model = Model::for_search(scenario);
+    let mut model = SystemState::for_search(scenario);
     let mut log: Vec<Happening<zkrecipes::AppEvent>> = Vec::new();
     let mut out = vec![(
         model.time_shift_key(),
@@ -96,7 +96,7 @@ fn keys(scenario: &Scenario, events: &[Event]) -> Vec<(u64, u64, u64)> {
 fn the_deferring_poll_lock_livelocks_and_dfs_finds_the_lasso() {
     for max_time in [4, 12] {
         let s = scenario("sequential-poll-defer", max_time, 1, 0);
-        let r = explore(&s, StrategyKind::Dfs, true);
+        let r = explore(&s, Search::Dfs, true);
         let failure = r
             .failure
             .unwrap_or_else(|| panic!("max_time {max_time}: livelock not found"));
@@ -125,7 +125,7 @@ fn the_deferring_poll_lock_livelocks_and_dfs_finds_the_lasso() {
 #[test]
 fn the_lasso_token_replays_to_the_same_verdict_with_the_cycle_marked() {
     let s = scenario("sequential-poll-defer", 8, 1, 0);
-    let failure = explore(&s, StrategyKind::Dfs, true)
+    let failure = explore(&s, Search::Dfs, true)
         .failure
         .expect("livelock found");
     let c = Counterexample::of(&s, &failure);
@@ -168,7 +168,7 @@ fn the_lasso_token_replays_to_the_same_verdict_with_the_cycle_marked() {
 #[test]
 fn without_the_cycle_check_the_livelock_is_cut_by_the_clock_unjudged() {
     let s = scenario("sequential-poll-defer", 6, 1, 0);
-    for strategy in [StrategyKind::Dfs, StrategyKind::Bfs] {
+    for strategy in [Search::Dfs, Search::Bfs] {
         let r = explore(&s, strategy, false);
         assert!(r.failure.is_none(), "{strategy:?}: {:?}", r.failure);
         assert_eq!(r.truncated, 0);
@@ -187,7 +187,7 @@ fn the_correct_twin_and_the_reference_locks_pass_with_the_cycle_check_on() {
         ("naive", 4, 1, 1),
     ] {
         let s = scenario(recipe, max_time, rounds, drops);
-        let r = explore(&s, StrategyKind::Dfs, true);
+        let r = explore(&s, Search::Dfs, true);
         let what = format!("{recipe} max_time {max_time} rounds {rounds} drops {drops}");
         assert!(r.failure.is_none(), "{what}: {:?}", r.failure);
         assert_eq!(r.truncated, 0, "{what}: explored whole");
@@ -283,8 +283,8 @@ fn lasso_tokens_carry_the_cycle_and_refuse_a_bad_one() {
 fn the_cycle_check_changes_no_count_and_no_other_verdict() {
     for (recipe, drops) in [("sequential", 1), ("naive", 1), ("sequential-poll", 0)] {
         let s = scenario(recipe, 4, 1, drops);
-        let on = explore(&s, StrategyKind::Dfs, true);
-        let off = explore(&s, StrategyKind::Dfs, false);
+        let on = explore(&s, Search::Dfs, true);
+        let off = explore(&s, Search::Dfs, false);
         assert_eq!(on.distinct_states, off.distinct_states, "{recipe}");
         assert_eq!(on.schedules, off.schedules, "{recipe}");
         assert_eq!(on.events, off.events, "{recipe}");

@@ -11,7 +11,7 @@ use std::path::Path;
 use zkcheck::explore::{self, Exploration, Options};
 use zkcheck::monitor::Property;
 use zkcheck::progress::Progress;
-use zkcheck::scenario::{Scenario, StrategyKind};
+use zkcheck::scenario::{Scenario, Search};
 use zkcheck::shrink;
 use zksim::Event;
 
@@ -39,12 +39,12 @@ fn correct() -> Scenario {
 fn explore_with(scenario: &Scenario, f: impl FnOnce(&mut Options)) -> Exploration {
     let mut options = Options::from_scenario(scenario);
     f(&mut options);
-    explore::strategy(&options).explore(scenario, &Progress::hidden())
+    explore::explorer(&options).explore(scenario, &Progress::hidden())
 }
 
 fn bfs(scenario: &Scenario) -> Exploration {
     explore_with(scenario, |o| {
-        o.strategy = StrategyKind::Bfs;
+        o.strategy = Search::Bfs;
         o.depth = 400;
         o.jobs = 2;
     })
@@ -89,7 +89,7 @@ fn bfs_of_the_reference_lock_has_no_stuck_state() {
 fn a_random_liveness_counterexample_shrinks_below_forty_steps() {
     let scenario = lost_wakeup();
     let r = explore_with(&scenario, |o| {
-        o.strategy = StrategyKind::Random;
+        o.strategy = Search::Random;
         o.schedules = 3000;
         o.jobs = 2;
     });
@@ -108,7 +108,7 @@ fn a_random_liveness_counterexample_shrinks_below_forty_steps() {
 #[test]
 fn random_runs_of_the_reference_lock_never_get_stuck() {
     let r = explore_with(&correct(), |o| {
-        o.strategy = StrategyKind::Random;
+        o.strategy = Search::Random;
         o.schedules = 1000;
         o.jobs = 2;
     });

@@ -10,7 +10,7 @@
 use zkcheck::explore::{self, Exploration, Options};
 use zkcheck::monitor::Property;
 use zkcheck::progress::Progress;
-use zkcheck::scenario::{Scenario, StrategyKind};
+use zkcheck::scenario::{Scenario, Search};
 
 /// Two clients, one drop, a clock that stops at tick 1: the released
 /// holder's delete is lost with its connection, and only the leader's
@@ -43,20 +43,20 @@ hard = ["mutex", "fenced-mutex", "liveness"]
     Scenario::parse(&text, "liveness_clock.rs").unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn explore(scenario: &Scenario, strategy: StrategyKind) -> Exploration {
+fn explore(scenario: &Scenario, strategy: Search) -> Exploration {
     let mut options = Options::from_scenario(scenario);
     options.strategy = strategy;
     options.schedules = 5000;
     options.depth = 200;
     options.jobs = 2;
-    explore::strategy(&options).explore(scenario, &Progress::hidden())
+    explore::explorer(&options).explore(scenario, &Progress::hidden())
 }
 
 #[test]
 fn a_wait_cut_by_the_clock_is_not_a_liveness_violation() {
     for recipe in ["sequential", "naive"] {
         let scenario = late_drop(recipe);
-        for strategy in [StrategyKind::Bfs, StrategyKind::Random] {
+        for strategy in [Search::Bfs, Search::Random] {
             let r = explore(&scenario, strategy);
             assert!(
                 r.failure.is_none(),
@@ -75,7 +75,7 @@ fn a_waiter_stuck_for_good_is_still_caught_on_the_same_clock() {
         "sequential-blind-retry",
         "naive-no-rewatch",
     ] {
-        let r = explore(&late_drop(recipe), StrategyKind::Bfs);
+        let r = explore(&late_drop(recipe), Search::Bfs);
         let failure = r.failure.unwrap_or_else(|| panic!("{recipe}: not caught"));
         assert_eq!(failure.violation.property, Property::Liveness, "{recipe}");
         assert!(

@@ -8,11 +8,11 @@
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use zkcheck::explore::random::RandomChooser;
-use zkcheck::model::Model;
 use zkcheck::monitor::NodeFacts;
 use zkcheck::monitor::{Monitor, View};
 use zkcheck::run::drive_from;
 use zkcheck::scenario::Scenario;
+use zkcheck::state::SystemState;
 use zkcheck::testkit::OwnerMonitor;
 use zksim::{Client, ClientId, SessionId, Tick, World};
 
@@ -53,7 +53,7 @@ fn skipping_an_unchanged_judgement_never_changes_a_verdict() {
         let scenario = Scenario::parse(text, name).unwrap_or_else(|e| panic!("{e}"));
         for seed in 0..25 {
             let mut start = Vec::new();
-            let model = Model::with_start_log(&scenario, &mut start);
+            let model = SystemState::with_start_log(&scenario, &mut start);
             let mut quick = OwnerMonitor::new(&scenario.root);
             let mut every = OwnerMonitor::new(&scenario.root);
             let mut version = View::leader_version(&model.world);

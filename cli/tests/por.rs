@@ -17,12 +17,12 @@
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use zkcheck::explore::exhaustive::Exhaustive;
-use zkcheck::explore::{self, Exploration, Options, Strategy};
-use zkcheck::model::Model;
+use zkcheck::explore::{self, Exploration, Explorer, Options};
 use zkcheck::monitor::Property;
 use zkcheck::progress::Progress;
 use zkcheck::scenario::{Role, Target};
-use zkcheck::scenario::{Scenario, StrategyKind};
+use zkcheck::scenario::{Scenario, Search};
+use zkcheck::state::SystemState;
 use zkcheck::testkit::por;
 use zkcheck::token::Token;
 use zksim::Event;
@@ -345,7 +345,7 @@ fn steps_called_independent_commute_in_the_simulator() {
             .join("../scenarios")
             .join(file);
         let scenario = Scenario::from_file(&path).unwrap();
-        let root = Model::for_search(&scenario);
+        let root = SystemState::for_search(&scenario);
         let por = por::decide(&scenario, &root).expect("sleep sets apply");
         let mut pairs = 0;
         let mut log = Vec::new();
@@ -369,7 +369,7 @@ fn steps_called_independent_commute_in_the_simulator() {
                         if !fa.independent(fb) || !a_ok || !b_ok {
                             continue;
                         }
-                        let after = |first: &Model, e: &Event| {
+                        let after = |first: &SystemState, e: &Event| {
                             let mut en = Vec::new();
                             first.enabled(&mut en);
                             assert!(en.contains(e), "{file}: {e:?} stays enabled");
@@ -417,13 +417,13 @@ fn check_prints_whether_por_was_used_and_the_flag_and_key_turn_it_off() {
         s.faults.connection_drops = 1
     });
     let mut options = Options::from_scenario(&scenario);
-    options.strategy = StrategyKind::Bfs;
+    options.strategy = Search::Bfs;
     options.depth = 200;
     // Symmetry's tie-breaking keys make counts depend on the path taken.
     options.symmetry = false;
-    let on = explore::strategy(&options).explore(&scenario, &Progress::hidden());
+    let on = explore::explorer(&options).explore(&scenario, &Progress::hidden());
     options.por = false;
-    let off = explore::strategy(&options).explore(&scenario, &Progress::hidden());
+    let off = explore::explorer(&options).explore(&scenario, &Progress::hidden());
     assert!(
         on.por
             .as_deref()
@@ -454,7 +454,7 @@ fn custom_code_and_aimed_faults_turn_por_off() {
         s.faults.expiries = 1;
         s.aims.expiries = Some(Target::Role(Role::Holder));
     });
-    let root = Model::for_search(&aimed);
+    let root = SystemState::for_search(&aimed);
     let why = por::decide(&aimed, &root).expect_err("off");
     assert!(why.contains("aimed"), "{why}");
     let r = search_default(&aimed);

@@ -55,7 +55,7 @@ fn a_passing_run_replays_to_the_same_trace_and_state() {
 fn a_failure_replays_from_its_token_to_the_same_violation() {
     let scenario = herd_scenario();
     let options = Options::from_scenario(&scenario);
-    let found = explore::strategy(&options)
+    let found = explore::explorer(&options)
         .explore(&scenario, &Progress::hidden())
         .failure
         .expect("watch-lowest makes a herd");

@@ -9,7 +9,7 @@ use zkcheck::explore::replay::replay;
 use zkcheck::explore::{self, Exploration, Options};
 use zkcheck::monitor::Property;
 use zkcheck::progress::Progress;
-use zkcheck::scenario::{Scenario, StrategyKind};
+use zkcheck::scenario::{Scenario, Search};
 use zkcheck::shrink;
 use zkcheck::token::Token;
 
@@ -22,10 +22,10 @@ fn scenario_file(name: &str) -> Scenario {
 
 fn random(scenario: &Scenario, schedules: u64) -> Exploration {
     let mut options = Options::from_scenario(scenario);
-    options.strategy = StrategyKind::Random;
+    options.strategy = Search::Random;
     options.schedules = schedules;
     options.jobs = 2;
-    explore::strategy(&options).explore(scenario, &Progress::hidden())
+    explore::explorer(&options).explore(scenario, &Progress::hidden())
 }
 
 /// The same scenario with every client of recipe `from` running `to`.

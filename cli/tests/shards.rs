@@ -10,7 +10,7 @@
 
 use crate::shard_kit::*;
 use zkcheck::progress::Progress;
-use zkcheck::scenario::StrategyKind;
+use zkcheck::scenario::Search;
 use zkcheck::stop::Stop;
 use zkcheck_cli::merge::{merge, Input};
 use zkcheck_cli::shard::Shard;
@@ -18,7 +18,7 @@ use zkcheck_cli::summary::{SeedRange, Summary, VerdictKind};
 
 #[test]
 fn merged_shards_of_a_correct_recipe_equal_one_run() {
-    for strategy in [StrategyKind::Random, StrategyKind::Pct] {
+    for strategy in [Search::Random, Search::Pct] {
         let (scenario, options) = whole(CORRECT, strategy, 7, 90);
         let one = run_shard(&scenario, &options, Shard::WHOLE, &Progress::hidden());
         assert_eq!(one.verdict, VerdictKind::Ok, "{:?}", one.incomplete);
@@ -34,7 +34,7 @@ fn merged_shards_of_a_correct_recipe_equal_one_run() {
 
 #[test]
 fn merged_shards_of_a_broken_recipe_report_the_smallest_failing_seed_of_one_run() {
-    for strategy in [StrategyKind::Random, StrategyKind::Pct] {
+    for strategy in [Search::Random, Search::Pct] {
         let (scenario, options) = whole(BROKEN, strategy, 10, 100);
         let one = run_shard(&scenario, &options, Shard::WHOLE, &Progress::hidden());
         assert_eq!(one.verdict, VerdictKind::Violation);
@@ -53,7 +53,7 @@ fn merged_shards_of_a_broken_recipe_report_the_smallest_failing_seed_of_one_run(
                 "{strategy:?} n={n}: failing seeds {failing:?}"
             );
             assert_eq!(failing.iter().min(), Some(&first));
-            if strategy == StrategyKind::Random {
+            if strategy == Search::Random {
                 // Seeds 10.. first fail at 32: not in the first shard.
                 assert_eq!(first, 32);
                 assert_eq!(inputs[0].summary.verdict, VerdictKind::Ok);
@@ -73,7 +73,7 @@ fn merged_shards_of_a_broken_recipe_report_the_smallest_failing_seed_of_one_run(
 
 #[test]
 fn merges_compose() {
-    let (scenario, options) = whole(BROKEN, StrategyKind::Random, 10, 100);
+    let (scenario, options) = whole(BROKEN, Search::Random, 10, 100);
     let inputs = shards(&scenario, &options, 4);
     let all = merge(&inputs).unwrap();
     let low = merge(&[inputs[0].clone(), inputs[2].clone()]).unwrap();
@@ -103,7 +103,7 @@ fn merges_compose() {
 
 #[test]
 fn a_missing_shard_makes_the_merge_incomplete_not_ok() {
-    let (scenario, options) = whole(CORRECT, StrategyKind::Random, 0, 40);
+    let (scenario, options) = whole(CORRECT, Search::Random, 0, 40);
     let mut inputs = shards(&scenario, &options, 4);
     let gone = inputs.remove(2);
     let merged = merge(&inputs).unwrap();
@@ -123,7 +123,7 @@ fn a_missing_shard_makes_the_merge_incomplete_not_ok() {
 
 #[test]
 fn a_shard_stopped_early_makes_the_merge_incomplete_and_a_violation_after_it_is_still_reported() {
-    let (scenario, options) = whole(CORRECT, StrategyKind::Random, 0, 40);
+    let (scenario, options) = whole(CORRECT, Search::Random, 0, 40);
     let mut inputs = shards(&scenario, &options, 4);
     let stop = Stop::default();
     stop.request(); // as Ctrl-C before the first seed
@@ -147,7 +147,7 @@ fn a_shard_stopped_early_makes_the_merge_incomplete_and_a_violation_after_it_is_
     );
 
     // A violation found past seeds nobody ran is still a violation, with a warning.
-    let (scenario, options) = whole(BROKEN, StrategyKind::Random, 10, 100);
+    let (scenario, options) = whole(BROKEN, Search::Random, 10, 100);
     let mut inputs = shards(&scenario, &options, 5);
     inputs.remove(0);
     let merged = merge(&inputs).unwrap();
@@ -160,7 +160,7 @@ fn a_shard_stopped_early_makes_the_merge_incomplete_and_a_violation_after_it_is_
 
 #[test]
 fn merges_refuse_what_is_not_one_run() {
-    let (scenario, options) = whole(CORRECT, StrategyKind::Random, 0, 40);
+    let (scenario, options) = whole(CORRECT, Search::Random, 0, 40);
     let inputs = shards(&scenario, &options, 4);
 
     // The same shard twice.
@@ -190,7 +190,7 @@ fn merges_refuse_what_is_not_one_run() {
     assert!(e.contains("overlap") && e.contains("half.json"), "{e}");
 
     // Another scenario.
-    let (broken, broken_options) = whole(BROKEN, StrategyKind::Random, 0, 40);
+    let (broken, broken_options) = whole(BROKEN, Search::Random, 0, 40);
     let foreign = run_shard(
         &broken,
         &broken_options,
@@ -211,7 +211,7 @@ fn merges_refuse_what_is_not_one_run() {
     );
 
     // Other options (another sweep; another strategy).
-    let (_, mut wider) = whole(CORRECT, StrategyKind::Random, 0, 80);
+    let (_, mut wider) = whole(CORRECT, Search::Random, 0, 80);
     wider.jobs = 1;
     let e = merge(&[
         inputs[0].clone(),
@@ -230,7 +230,7 @@ fn merges_refuse_what_is_not_one_run() {
         e.contains("wider.json") && e.contains("schedules 80"),
         "{e}"
     );
-    let (_, pct) = whole(CORRECT, StrategyKind::Pct, 0, 40);
+    let (_, pct) = whole(CORRECT, Search::Pct, 0, 40);
     let e = merge(&[
         inputs[0].clone(),
         Input {
@@ -256,7 +256,7 @@ fn merges_refuse_what_is_not_one_run() {
     assert!(merge(&[]).is_err());
 
     // A run of --jobs 1 merges with shards of --jobs 2: results never depend on it.
-    let (_, mut one_job) = whole(CORRECT, StrategyKind::Random, 0, 40);
+    let (_, mut one_job) = whole(CORRECT, Search::Random, 0, 40);
     one_job.jobs = 1;
     let mut mixed = inputs.clone();
     mixed[2].summary = run_shard(
@@ -277,7 +277,7 @@ mod edited {
     fn results() -> &'static (serde_json::Value, serde_json::Value) {
         static R: OnceLock<(serde_json::Value, serde_json::Value)> = OnceLock::new();
         R.get_or_init(|| {
-            let (scenario, options) = whole(BROKEN, StrategyKind::Random, 30, 10);
+            let (scenario, options) = whole(BROKEN, Search::Random, 30, 10);
             let mut v = shards(&scenario, &options, 2)
                 .into_iter()
                 .map(|i| serde_json::to_value(&i.summary).unwrap());

@@ -7,7 +7,7 @@ use std::process::{Command, Stdio};
 
 use crate::cli_kit::{write_input, zk, Ran};
 use crate::shard_kit::*;
-use zkcheck::scenario::StrategyKind;
+use zkcheck::scenario::Search;
 use zkcheck_cli::command::Exit;
 use zkcheck_cli::merge::{merge, Input};
 use zkcheck_cli::shard::Shard;
@@ -174,7 +174,7 @@ fn merge_refuses_malformed_and_foreign_input_naming_the_file() {
     let small = shipped("lock-sequential-small.toml");
     let bfs = zk(&["check", &small, "--depth", "8", "--json", "--quiet"]);
     let summary: Summary = serde_json::from_str(&bfs.out).unwrap();
-    assert_eq!(summary.strategy, StrategyKind::Bfs);
+    assert_eq!(summary.strategy, Search::Bfs);
     assert!(summary.distinct_states.unwrap() > 0 && summary.seeds.is_none());
     let r = zk(&["merge", &temp("bfs.json", &bfs.out)]);
     assert_bad(&r, &["bfs.json", "bfs result cannot be merged"]);

@@ -109,10 +109,10 @@ fn shrink_story_a_lost_wakeup_is_shrunk_to_a_shortest_one() {
     let (s, _) = assert_same_story(&scenario);
     assert_eq!(s.no_shorter_than, s.schedule.len(), "proved shortest");
     let mut options = zkcheck::explore::Options::from_scenario(&scenario);
-    options.strategy = zkcheck::scenario::StrategyKind::Bfs;
+    options.strategy = zkcheck::scenario::Search::Bfs;
     options.depth = s.schedule.len() - 1;
     options.jobs = 2;
-    let bfs = zkcheck::explore::strategy(&options)
+    let bfs = zkcheck::explore::explorer(&options)
         .explore(&scenario, &zkcheck::progress::Progress::hidden());
     if let Some(f) = bfs.failure {
         assert_ne!(

@@ -11,10 +11,10 @@
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use zkcheck::explore::{self, Exploration, Options};
-use zkcheck::model::Model;
 use zkcheck::monitor::Property;
 use zkcheck::progress::Progress;
-use zkcheck::scenario::{Scenario, StrategyKind};
+use zkcheck::scenario::{Scenario, Search};
+use zkcheck::state::SystemState;
 use zkcheck::testkit::symmetry;
 use zkcheck::token::Token;
 use zksim::rename::Renaming;
@@ -44,7 +44,7 @@ fn small(
     s
 }
 
-fn bfs(scenario: &Scenario, symmetry: bool, strategy: StrategyKind, jobs: usize) -> Exploration {
+fn bfs(scenario: &Scenario, symmetry: bool, strategy: Search, jobs: usize) -> Exploration {
     let mut options = Options::from_scenario(scenario);
     options.strategy = strategy;
     options.depth = 200;
@@ -54,7 +54,7 @@ fn bfs(scenario: &Scenario, symmetry: bool, strategy: StrategyKind, jobs: usize)
     // an orbit and the count of representatives moves with them (ties);
     // tests/por.rs covers the two together on exact orbit keys.
     options.por = false;
-    explore::strategy(&options).explore(scenario, &Progress::hidden())
+    explore::explorer(&options).explore(scenario, &Progress::hidden())
 }
 
 fn is_on(r: &Exploration) -> bool {
@@ -171,8 +171,8 @@ fn table() -> Vec<Row> {
 #[test]
 fn symmetry_keeps_verdicts_and_shortest_counterexamples_with_fewer_states() {
     for (name, scenario, expected, _) in table() {
-        let on = bfs(&scenario, true, StrategyKind::Bfs, 1);
-        let off = bfs(&scenario, false, StrategyKind::Bfs, 1);
+        let on = bfs(&scenario, true, Search::Bfs, 1);
+        let off = bfs(&scenario, false, Search::Bfs, 1);
         assert!(is_on(&on), "{name}: {:?}", on.symmetry);
         assert!(!is_on(&off), "{name}: {:?}", off.symmetry);
         for r in [&on, &off] {
@@ -213,7 +213,7 @@ fn symmetry_keeps_verdicts_and_shortest_counterexamples_with_fewer_states() {
 fn counterexamples_found_under_symmetry_replay_through_a_token_to_the_same_violation() {
     for (name, scenario, expected, _) in table() {
         let Some(property) = expected else { continue };
-        for strategy in [StrategyKind::Bfs, StrategyKind::Dfs] {
+        for strategy in [Search::Bfs, Search::Dfs] {
             let failure = bfs(&scenario, true, strategy, 1).failure.expect("found");
             assert_eq!(failure.violation.property, property, "{name}");
             let indices = failure
@@ -244,7 +244,7 @@ fn each_flaw_is_found_with_symmetry_on_and_the_reference_passes_its_scenario() {
         let (Some(property), true) = (expected, reference_passes) else {
             continue;
         };
-        let found = bfs(&scenario, true, StrategyKind::Bfs, 1);
+        let found = bfs(&scenario, true, Search::Bfs, 1);
         assert_eq!(
             found.failure.map(|f| f.violation.property),
             Some(property),
@@ -259,7 +259,7 @@ fn each_flaw_is_found_with_symmetry_on_and_the_reference_passes_its_scenario() {
             "sequential"
         }
         .into();
-        let ok = bfs(&reference, true, StrategyKind::Bfs, 1);
+        let ok = bfs(&reference, true, Search::Bfs, 1);
         assert!(is_on(&ok));
         assert!(
             ok.failure.is_none(),
@@ -278,7 +278,7 @@ fn each_flaw_is_found_with_symmetry_on_and_the_reference_passes_its_scenario() {
 #[test]
 fn a_herd_is_found_with_symmetry_on_and_the_reference_passes_herd() {
     let scenario = small("sequential-watch-lowest", 3, &[NoHerd], |_| {});
-    let found = bfs(&scenario, true, StrategyKind::Dfs, 1);
+    let found = bfs(&scenario, true, Search::Dfs, 1);
     assert!(is_on(&found), "{:?}", found.symmetry);
     let failure = found.failure.expect("a herd");
     assert_eq!(failure.violation.property, NoHerd);
@@ -289,7 +289,7 @@ fn a_herd_is_found_with_symmetry_on_and_the_reference_passes_herd() {
     assert_eq!(replayed.run.violation.map(|v| v.property), Some(NoHerd));
     let mut reference = scenario;
     reference.recipe = "sequential".into();
-    let ok = bfs(&reference, true, StrategyKind::Bfs, 1);
+    let ok = bfs(&reference, true, Search::Bfs, 1);
     assert!(is_on(&ok));
     assert!(!ok.state_cap_hit && ok.ended_by.is_none() && ok.truncated == 0);
     assert!(ok.failure.is_none(), "{:?}", ok.failure);
@@ -298,17 +298,17 @@ fn a_herd_is_found_with_symmetry_on_and_the_reference_passes_herd() {
 #[test]
 fn bfs_dfs_and_threads_agree_under_symmetry() {
     let scenario = &table()[0].1;
-    let one = bfs(scenario, true, StrategyKind::Bfs, 1);
-    let two = bfs(scenario, true, StrategyKind::Bfs, 2);
-    let dfs = bfs(scenario, true, StrategyKind::Dfs, 1);
+    let one = bfs(scenario, true, Search::Bfs, 1);
+    let two = bfs(scenario, true, Search::Bfs, 2);
+    let dfs = bfs(scenario, true, Search::Dfs, 1);
     assert_eq!(one.distinct_states, two.distinct_states);
     assert_eq!(one.events, two.events);
     // Representatives of one orbit have successors in the same orbits, so
     // DFS, which expands other members, reaches the very same keys.
     assert_eq!(one.distinct_states, dfs.distinct_states);
     let kill = &table()[4].1;
-    let a = bfs(kill, true, StrategyKind::Bfs, 1).failure;
-    let b = bfs(kill, true, StrategyKind::Bfs, 3).failure;
+    let a = bfs(kill, true, Search::Bfs, 1).failure;
+    let b = bfs(kill, true, Search::Bfs, 3).failure;
     assert!(a.is_some());
     assert_eq!(a, b);
 }
@@ -351,11 +351,11 @@ fn names_that_matter_and_unrenamed_monitors_turn_symmetry_off_and_flaws_are_stil
         ),
     ];
     for (scenario, why) in &cases {
-        let root = Model::for_search(scenario);
+        let root = SystemState::for_search(scenario);
         let said = symmetry::decide(scenario, &root).expect_err("symmetry is off");
         assert!(said.contains(why), "{}: {said}", scenario.recipe);
     }
-    let string_sort = bfs(&cases[0].0, true, StrategyKind::Bfs, 1);
+    let string_sort = bfs(&cases[0].0, true, Search::Bfs, 1);
     assert_eq!(
         string_sort.failure.map(|f| f.violation.property),
         Some(MutualExclusion)
@@ -373,12 +373,12 @@ fn the_asked_monitor_renames_and_keeps_symmetry_on() {
         &[AcquiredOnlyWhenAsked, MutualExclusion],
         |_| {},
     );
-    let on = bfs(&scenario, true, StrategyKind::Bfs, 1);
+    let on = bfs(&scenario, true, Search::Bfs, 1);
     assert_eq!(
         on.symmetry.as_deref(),
         Some("on (interchangeable clients {0,1})")
     );
-    let off = bfs(&scenario, false, StrategyKind::Bfs, 1);
+    let off = bfs(&scenario, false, Search::Bfs, 1);
     assert!(on.failure.is_none() && off.failure.is_none());
     assert!(
         on.distinct_states < off.distinct_states,
@@ -394,7 +394,7 @@ fn only_clients_of_one_role_are_interchangeable() {
     let r = bfs(
         &small("rwlock", 3, &[MutualExclusion], |_| {}),
         true,
-        StrategyKind::Bfs,
+        Search::Bfs,
         1,
     );
     assert_eq!(
@@ -404,7 +404,7 @@ fn only_clients_of_one_role_are_interchangeable() {
     let off = bfs(
         &small("rwlock", 3, &[MutualExclusion], |_| {}),
         false,
-        StrategyKind::Bfs,
+        Search::Bfs,
         1,
     );
     assert!(r.failure.is_none() && off.failure.is_none());
@@ -424,7 +424,7 @@ fn renamed_event(e: &Event, r: &Renaming) -> Event {
         },
         Event::Fault(f) => Event::Fault(match f {
             Fault::DropConnection { client } => Fault::DropConnection { client: c(client) },
-            Fault::ExpireSession { client } => Fault::ExpireSession { client: c(client) },
+            Fault::Silence { client } => Fault::Silence { client: c(client) },
             Fault::KillSession { client } => Fault::KillSession { client: c(client) },
             Fault::Pause { client } => Fault::Pause { client: c(client) },
             Fault::Crash { client } => Fault::Crash { client: c(client) },
@@ -486,8 +486,8 @@ fn renamed_runs_agree(scenario: &Scenario) -> usize {
     let mut compared = 0;
     for run in 0..60 {
         let r = Renaming::new(permutations[run % 3].clone());
-        let mut a = Model::for_search(scenario);
-        let mut b = Model::for_search(scenario);
+        let mut a = SystemState::for_search(scenario);
+        let mut b = SystemState::for_search(scenario);
         let (mut ea, mut eb, mut log) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..120 {
             ea.clear();

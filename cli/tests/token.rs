@@ -4,7 +4,7 @@
 
 use proptest::prelude::*;
 use zkcheck::monitor::Property;
-use zkcheck::scenario::{applies_to, Scenario, StrategyKind, ALL_PROPERTIES};
+use zkcheck::scenario::{applies_to, Scenario, Search, ALL_PROPERTIES};
 use zkcheck::testkit::judged;
 use zkcheck::token::Token;
 
@@ -84,12 +84,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 s.hard.push(Property::NoLeaks);
                 s.report.retain(|&p| p != Property::NoLeaks);
             }
-            s.explore.strategy = [
-                StrategyKind::Random,
-                StrategyKind::Pct,
-                StrategyKind::Bfs,
-                StrategyKind::Dfs,
-            ][explore.0];
+            s.explore.strategy = [Search::Random, Search::Pct, Search::Bfs, Search::Dfs][explore.0];
             s.explore.schedules = explore.1;
             s.explore.seed = explore.2;
             s.explore.max_steps = explore.3;

@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 
 use zkcheck::explore::random::run_random;
 use zkcheck::explore::replay::replay;
-use zkcheck::model::Model;
 use zkcheck::scenario::{property_name, Scenario};
+use zkcheck::state::SystemState;
 use zkcheck::token::Token;
 use zkcheck_cli::viewer;
 
@@ -205,8 +205,8 @@ fn write_page(token: &Token, dir: &Path, name: &str) -> PathBuf {
 }
 
 /// A replay of `token`'s first `steps` choices: the world the panel must show.
-fn world_after(token: &Token, steps: usize) -> Model {
-    let mut model = Model::new(&token.scenario);
+fn world_after(token: &Token, steps: usize) -> SystemState {
+    let mut model = SystemState::new(&token.scenario);
     let mut enabled = Vec::new();
     let mut log = Vec::new();
     for &i in &token.indices[..steps] {
@@ -218,7 +218,7 @@ fn world_after(token: &Token, steps: usize) -> Model {
     model
 }
 
-fn recipe_paths(model: &Model) -> Vec<String> {
+fn recipe_paths(model: &SystemState) -> Vec<String> {
     model
         .world
         .leader_tree()

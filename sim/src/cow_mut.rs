@@ -15,7 +15,7 @@
 //! count first. So `cow_mut` is for values that never have a `Weak`: the
 //! private `Arc`s of the tree, the server and the copy-on-write vector,
 //! none of which this crate lends out or downgrades. (The checker's
-//! `Model::monitors` is public, so a user could hold a `Weak` of it: it
+//! `SystemState::monitors` is public, so a user could hold a `Weak` of it: it
 //! stays on `make_mut`.)
 
 use std::sync::atomic::{fence, Ordering};

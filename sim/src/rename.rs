@@ -88,7 +88,7 @@ impl Renaming {
             },
             Event::Fault(f) => Event::Fault(match f {
                 Fault::DropConnection { client } => Fault::DropConnection { client: c(client) },
-                Fault::ExpireSession { client } => Fault::ExpireSession { client: c(client) },
+                Fault::Silence { client } => Fault::Silence { client: c(client) },
                 Fault::KillSession { client } => Fault::KillSession { client: c(client) },
                 Fault::Pause { client } => Fault::Pause { client: c(client) },
                 Fault::Crash { client } => Fault::Crash { client: c(client) },

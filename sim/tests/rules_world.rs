@@ -1306,7 +1306,7 @@ fn s21a_cut_off_client_hears_disconnected_at_its_read_timeout_then_expired_on_re
     );
     let session = sim.world.session_of(0);
     assert_eq!(sim.world.expiry_deadline(session), Some(21));
-    sim.fault(Fault::ExpireSession { client: 0 });
+    sim.fault(Fault::Silence { client: 0 });
     assert!(sim.world.is_cut_off(0));
     sim.ticks(13);
     assert_eq!(
@@ -1374,7 +1374,7 @@ fn s21a_answers_and_events_sent_to_a_cut_off_client_are_lost() {
     sim.receive(1);
     sim.request(1); // /y is ordered at the leader; follower 1 has not applied it
     assert_eq!(sim.world.inbound_len(1), 0);
-    sim.fault(Fault::ExpireSession { client: 1 });
+    sim.fault(Fault::Silence { client: 1 });
     assert!(!sim.is_enabled(&Event::Request { client: 1 }));
     sim.ticks(1);
     sim.step(Event::Timer { client: 0 });
@@ -1711,7 +1711,7 @@ fn s21a_a_client_cut_off_while_paused_times_out_from_when_it_froze() {
     );
     sim.step(Event::Fault(Fault::Pause { client: 0 }));
     sim.ticks(2);
-    sim.fault(Fault::ExpireSession { client: 0 });
+    sim.fault(Fault::Silence { client: 0 });
     sim.ticks(1);
     assert!(!sim.world.is_paused(0));
     assert_eq!(

@@ -21,9 +21,9 @@
 //! into a regression test. Environment variables override what the code
 //! asks for, like loom's and proptest's (see [`mod@env`]).
 
-pub mod env;
 #[cfg(feature = "proptest")]
-pub mod strategy;
+pub mod arbitrary;
+pub mod env;
 
 use zkrecipes::{Recipe, RecipeSet};
 use zksim::{FaultBudget, World};
@@ -34,7 +34,7 @@ use crate::explore::{Exploration, Options};
 use crate::invariant::Invariant;
 use crate::monitor::{Custom, Monitor, Property};
 use crate::progress::Progress;
-use crate::scenario::{Scenario, StrategyKind};
+use crate::scenario::{Scenario, Search};
 use crate::token::Token;
 
 /// A check of recipe type `C`: the scenario to run, how to explore it, and
@@ -267,14 +267,14 @@ impl<C: RecipeSet> Check<C> {
 
     /// Explore `schedules` seeded random schedules (swarm-chosen faults).
     pub fn random(mut self, schedules: u64) -> Self {
-        self.options.strategy = StrategyKind::Random;
+        self.options.strategy = Search::Random;
         self.options.schedules = schedules;
         self
     }
 
     /// Explore `schedules` PCT schedules of bug depth `depth`.
     pub fn pct(mut self, depth: usize, schedules: u64) -> Self {
-        self.options.strategy = StrategyKind::Pct;
+        self.options.strategy = Search::Pct;
         self.options.pct_depth = depth;
         self.options.schedules = schedules;
         self
@@ -283,7 +283,7 @@ impl<C: RecipeSet> Check<C> {
     /// Explore every schedule up to `depth` steps, breadth first (shortest
     /// counterexample), with visited-state dedup.
     pub fn bfs(mut self, depth: usize) -> Self {
-        self.options.strategy = StrategyKind::Bfs;
+        self.options.strategy = Search::Bfs;
         self.options.depth = depth;
         self
     }
@@ -310,7 +310,7 @@ impl<C: RecipeSet> Check<C> {
 
     /// Like [`Check::bfs`], depth first.
     pub fn dfs(mut self, depth: usize) -> Self {
-        self.options.strategy = StrategyKind::Dfs;
+        self.options.strategy = Search::Dfs;
         self.options.depth = depth;
         self
     }
@@ -353,9 +353,7 @@ impl<C: RecipeSet> Check<C> {
         let progress =
             Progress::hidden().with_stop(crate::stop::Stop::new(self.time_limit, memory));
         let verdict = crate::verdict::run(&self.scenario, &options, &progress);
-        if self.symmetry_required
-            && matches!(options.strategy, StrategyKind::Bfs | StrategyKind::Dfs)
-        {
+        if self.symmetry_required && matches!(options.strategy, Search::Bfs | Search::Dfs) {
             if let Some(off) = verdict
                 .exploration
                 .symmetry

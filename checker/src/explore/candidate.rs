@@ -8,7 +8,7 @@ use zkrecipes::RecipeSet;
 use zksim::Event;
 
 use super::Chooser;
-use crate::model::Model;
+use crate::state::SystemState;
 
 /// Replays a schedule strictly and records, per step, the events with a
 /// lower index than the one taken (at most `per_step` of them, lowest
@@ -34,7 +34,7 @@ impl<'a> AlternativesRecorder<'a> {
 }
 
 impl<C: RecipeSet> Chooser<C> for AlternativesRecorder<'_> {
-    fn choose(&mut self, _: &Model<C>, enabled: &[Event]) -> Option<usize> {
+    fn choose(&mut self, _: &SystemState<C>, enabled: &[Event]) -> Option<usize> {
         let event = self.events.get(self.next)?;
         self.next += 1;
         let i = enabled.iter().position(|e| e == event)?;

@@ -8,17 +8,17 @@
 use zkrecipes::{AnyRecipe, RecipeSet};
 use zksim::{Event, Fault};
 
-use crate::model::Model;
+use crate::state::SystemState;
 
 /// Picks the next event of a run over recipe type `C`.
 pub trait Chooser<C: RecipeSet = AnyRecipe> {
     /// Index of the event to take among `enabled` (never empty), or `None`
     /// to stop the run here without judging its end (a replayed schedule
     /// ran out).
-    fn choose(&mut self, model: &Model<C>, enabled: &[Event]) -> Option<usize>;
+    fn choose(&mut self, model: &SystemState<C>, enabled: &[Event]) -> Option<usize>;
 
     /// A fault this chooser never picks, whatever the state: the run loop
-    /// leaves it out of the list it offers ([`Model::enabled_where`]), so
+    /// leaves it out of the list it offers ([`SystemState::enabled_where`]), so
     /// it is not even checked. Leaving it out must not change which event
     /// the chooser picks, nor whether a state ends the run (a `Heal`, which
     /// keeps a run going, is never left out).

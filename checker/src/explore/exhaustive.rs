@@ -1,5 +1,5 @@
 //! Exhaustive search of every schedule up to a depth, with visited-state
-//! dedup by [`Model::fingerprint`].
+//! dedup by [`SystemState::fingerprint`].
 //!
 //! BFS finds a shortest counterexample (fewest steps) and counts distinct
 //! states level by level; it runs on `jobs` threads with the same result
@@ -14,19 +14,19 @@
 //! enabled event that reaches the next fingerprint (`trace`). States
 //! live only on the frontier (BFS keeps them taken apart into shared
 //! parts, `frontier`), and there they carry only what a verdict needs
-//! ([`Model::for_search`]: no measured-only monitors; the data trees
+//! ([`SystemState::for_search`]: no measured-only monitors; the data trees
 //! shared copy-on-write between a state and its children).
 //!
-//! [`Model::fingerprint`]: crate::model::Model::fingerprint
-//! [`Model::for_search`]: crate::model::Model::for_search
+//! [`SystemState::fingerprint`]: crate::state::SystemState::fingerprint
+//! [`SystemState::for_search`]: crate::state::SystemState::for_search
 
 mod bfs;
 mod dfs;
 mod expand;
 mod frontier;
+mod path;
 pub(crate) mod por;
 pub(crate) mod symmetry;
-mod trace;
 
 use std::collections::HashMap;
 
@@ -34,10 +34,10 @@ use nohash_hasher::BuildNoHashHasher;
 
 use zkrecipes::RecipeSet;
 
-use super::{Exploration, Strategy};
-use crate::model::Model;
+use super::{Exploration, Explorer};
 use crate::progress::Progress;
 use crate::scenario::Scenario;
+use crate::state::SystemState;
 
 /// Search order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -151,7 +151,7 @@ impl Exhaustive {
     fn por_of<C: RecipeSet>(
         &self,
         scenario: &Scenario<C>,
-        root: &Model<C>,
+        root: &SystemState<C>,
         cycles: bool,
         result: &mut Exploration,
     ) -> Option<por::Por> {
@@ -180,7 +180,7 @@ impl Exhaustive {
     fn symmetry_of<C: RecipeSet>(
         &self,
         scenario: &Scenario<C>,
-        root: &Model<C>,
+        root: &SystemState<C>,
         result: &mut Exploration,
     ) -> Option<symmetry::Symmetry> {
         if !self.symmetry {
@@ -204,7 +204,7 @@ impl Exhaustive {
 impl Exhaustive {
     /// Whether this search checks cycles from `root`, recording in
     /// `result` whether it does and, if not, why.
-    fn cycles_of<C: RecipeSet>(&self, root: &Model<C>, result: &mut Exploration) -> bool {
+    fn cycles_of<C: RecipeSet>(&self, root: &SystemState<C>, result: &mut Exploration) -> bool {
         let (on, why) = if self.order != Order::Dfs {
             (false, "off (DFS only)")
         } else if !self.cycles {
@@ -227,7 +227,7 @@ impl Exhaustive {
 /// membership and lookups are read, never iteration order.
 type Visited<V> = HashMap<u64, V, BuildNoHashHasher<u64>>;
 
-impl<C: RecipeSet> Strategy<C> for Exhaustive {
+impl<C: RecipeSet> Explorer<C> for Exhaustive {
     fn explore(&self, scenario: &Scenario<C>, progress: &Progress) -> Exploration {
         match self.order {
             Order::Bfs => bfs::explore(self, scenario, progress),

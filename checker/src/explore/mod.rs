@@ -18,13 +18,13 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use zkrecipes::{AnyRecipe, RecipeSet};
 
-use crate::model::Model;
 use crate::monitor::Tally;
 use crate::monitor::Violation;
 use crate::progress::Progress;
 use crate::run::{outcome_from, RunOutcome};
-use crate::scenario::{Scenario, StrategyKind};
+use crate::scenario::{Scenario, Search};
 use crate::schedule::Schedule;
+use crate::state::SystemState;
 
 pub use chooser::Chooser;
 
@@ -33,7 +33,7 @@ pub use chooser::Chooser;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Options {
     /// Which search: random, PCT, BFS or DFS.
-    pub strategy: StrategyKind,
+    pub strategy: Search,
     /// Random/PCT: number of seeds.
     pub schedules: u64,
     /// Random/PCT: first seed.
@@ -133,30 +133,30 @@ pub struct Exploration {
     pub figures: Tally,
 }
 
-/// An exploration strategy over scenarios of recipe type `C`.
-pub trait Strategy<C: RecipeSet = AnyRecipe> {
+/// An explorer: a search over the schedules of scenarios of recipe type `C`.
+pub trait Explorer<C: RecipeSet = AnyRecipe> {
     /// Explore `scenario` and report what was found; `progress` shows how far
     /// it got and carries the stop conditions (signals, time, memory) the
     /// search must obey.
     fn explore(&self, scenario: &Scenario<C>, progress: &Progress) -> Exploration;
 }
 
-/// The strategy the options name.
-pub fn strategy<C: RecipeSet>(options: &Options) -> Box<dyn Strategy<C>> {
+/// The explorer the options name (`Options::strategy`: random, PCT, BFS or DFS).
+pub fn explorer<C: RecipeSet>(options: &Options) -> Box<dyn Explorer<C>> {
     match options.strategy {
-        StrategyKind::Random => Box::new(SeedSweep {
+        Search::Random => Box::new(SeedSweep {
             options: *options,
             chooser: random::RandomChooser::new,
         }),
-        StrategyKind::Pct => Box::new(pct::PctSweep { options: *options }),
-        StrategyKind::Bfs => Box::new(
+        Search::Pct => Box::new(pct::PctSweep { options: *options }),
+        Search::Bfs => Box::new(
             exhaustive::Exhaustive::bfs(options.depth)
                 .with_jobs(options.jobs)
                 .with_symmetry(options.symmetry)
                 .with_por(options.por)
                 .with_max_states(options.max_states),
         ),
-        StrategyKind::Dfs => Box::new(
+        Search::Dfs => Box::new(
             exhaustive::Exhaustive::dfs(options.depth)
                 .with_symmetry(options.symmetry)
                 .with_por(options.por)
@@ -176,14 +176,14 @@ pub(crate) struct SeedSweep<F> {
     pub chooser: F,
 }
 
-impl<F, C, Ch> Strategy<C> for SeedSweep<F>
+impl<F, C, Ch> Explorer<C> for SeedSweep<F>
 where
     C: RecipeSet,
     F: Fn(ChaCha8Rng) -> Ch + Sync,
     Ch: Chooser<C>,
 {
     fn explore(&self, scenario: &Scenario<C>, progress: &Progress) -> Exploration {
-        let start = Model::new(scenario);
+        let start = SystemState::new(scenario);
         let max_steps = scenario.explore.max_steps;
         sweep(scenario, &self.options, progress, |seed| {
             let mut chooser = (self.chooser)(ChaCha8Rng::seed_from_u64(seed));

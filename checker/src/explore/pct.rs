@@ -17,11 +17,11 @@ use rand_chacha::ChaCha8Rng;
 use zksim::Event;
 
 use super::random::{draw_swarm, fault_kind, FAULT_KINDS};
-use super::{sweep, Chooser, Exploration, Options, Strategy};
-use crate::model::Model;
+use super::{sweep, Chooser, Exploration, Explorer, Options};
 use crate::progress::Progress;
 use crate::run::outcome_from;
 use crate::scenario::Scenario;
+use crate::state::SystemState;
 use zkrecipes::RecipeSet;
 
 /// A PCT sweep over seeds.
@@ -29,9 +29,9 @@ pub struct PctSweep {
     pub options: Options,
 }
 
-impl<C: RecipeSet> Strategy<C> for PctSweep {
+impl<C: RecipeSet> Explorer<C> for PctSweep {
     fn explore(&self, scenario: &Scenario<C>, progress: &Progress) -> Exploration {
-        let start = Model::new(scenario);
+        let start = SystemState::new(scenario);
         let max_steps = scenario.explore.max_steps;
         sweep(scenario, &self.options, progress, |seed| {
             let mut chooser = PctChooser::new(scenario, self.options.pct_depth, seed);
@@ -106,7 +106,7 @@ impl PctChooser {
 }
 
 impl<C: RecipeSet> Chooser<C> for PctChooser {
-    fn choose(&mut self, _model: &Model<C>, enabled: &[Event]) -> Option<usize> {
+    fn choose(&mut self, _model: &SystemState<C>, enabled: &[Event]) -> Option<usize> {
         let step = self.step;
         self.step += 1;
 

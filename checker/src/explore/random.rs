@@ -10,9 +10,9 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use zksim::{Event, Fault};
 
-use crate::model::Model;
 use crate::run::{outcome, RunOutcome};
 use crate::scenario::Scenario;
+use crate::state::SystemState;
 
 use super::Chooser;
 use zkrecipes::RecipeSet;
@@ -31,7 +31,7 @@ pub(crate) const FAULT_KINDS: usize = 6;
 pub(crate) fn fault_kind(fault: &Fault) -> usize {
     match fault {
         Fault::DropConnection { .. } => 0,
-        Fault::ExpireSession { .. } => 1,
+        Fault::Silence { .. } => 1,
         Fault::Pause { .. } => 2,
         Fault::Crash { .. } => 3,
         Fault::Partition { .. } | Fault::Heal { .. } => 4,
@@ -88,7 +88,7 @@ impl<C: RecipeSet> Chooser<C> for RandomChooser {
     /// One draw in `0..total weight`, then the event whose cumulative
     /// weight first passes it: two passes over the list instead of a
     /// table of cumulative weights (this runs at every step).
-    fn choose(&mut self, _model: &Model<C>, enabled: &[Event]) -> Option<usize> {
+    fn choose(&mut self, _model: &SystemState<C>, enabled: &[Event]) -> Option<usize> {
         let total: u32 = enabled.iter().map(|e| self.weight(e)).sum();
         if total == 0 {
             return Some(0);

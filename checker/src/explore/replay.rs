@@ -9,7 +9,7 @@ use zkrecipes::{AnyRecipe, RecipeSet};
 use zksim::Event;
 
 use super::Chooser;
-use crate::model::Model;
+use crate::state::SystemState;
 
 /// A replayed index that does not fit the run.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -60,7 +60,7 @@ impl<'a> IndexChooser<'a> {
 }
 
 impl<C: RecipeSet> Chooser<C> for IndexChooser<'_> {
-    fn choose(&mut self, _model: &Model<C>, enabled: &[Event]) -> Option<usize> {
+    fn choose(&mut self, _model: &SystemState<C>, enabled: &[Event]) -> Option<usize> {
         let &index = self.indices.get(self.next)?;
         if index as usize >= enabled.len() {
             self.error = Some(BadChoice {
@@ -91,7 +91,7 @@ impl<'a> EventChooser<'a> {
 }
 
 impl<C: RecipeSet> Chooser<C> for EventChooser<'_> {
-    fn choose(&mut self, _model: &Model<C>, enabled: &[Event]) -> Option<usize> {
+    fn choose(&mut self, _model: &SystemState<C>, enabled: &[Event]) -> Option<usize> {
         while let Some(event) = self.events.get(self.next) {
             self.next += 1;
             if let Some(i) = enabled.iter().position(|e| e == event) {
@@ -134,7 +134,7 @@ pub fn replay_lasso<C: RecipeSet>(
     let mut trace = crate::trace::Trace::with_cycle(cycle_from);
     // The run builds its own model; this one only shows what starting did.
     let mut start = Vec::new();
-    let initial = crate::model::Model::with_start_log(scenario, &mut start);
+    let initial = crate::state::SystemState::with_start_log(scenario, &mut start);
     trace.start(&initial, &start);
     let mut run = crate::run::drive(scenario, &mut chooser, |m, e, log| trace.record(m, e, log));
     if let Some(bad) = chooser.error {

@@ -339,7 +339,7 @@ impl MonitorSet {
 
     /// Whether a judged monitor remembers op ids (the leaks monitor's
     /// deletes in flight): a key that shifts op ids must then keep them
-    /// absolute ([`crate::model::Model::time_shift_key`]).
+    /// absolute ([`crate::state::SystemState::time_shift_key`]).
     pub(crate) fn holds_op_ids(&self) -> bool {
         self.judged
             .leaks

@@ -110,10 +110,11 @@ impl Default for Ensemble {
     }
 }
 
-/// Which exploration strategy to use.
+/// The search a scenario asks for: random, PCT, BFS or DFS (the `strategy`
+/// key of `[explore]` and the `--strategy` flag).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum StrategyKind {
+pub enum Search {
     /// Seeded random schedules with swarm-chosen fault kinds.
     Random,
     /// Probabilistic concurrency testing: random priorities, d−1 change points.
@@ -128,14 +129,14 @@ fn is_on(flag: &bool) -> bool {
     *flag
 }
 
-impl StrategyKind {
+impl Search {
     /// The strategy's word in scenario files and on the command line.
     pub fn name(self) -> &'static str {
         match self {
-            StrategyKind::Random => "random",
-            StrategyKind::Pct => "pct",
-            StrategyKind::Bfs => "bfs",
-            StrategyKind::Dfs => "dfs",
+            Search::Random => "random",
+            Search::Pct => "pct",
+            Search::Bfs => "bfs",
+            Search::Dfs => "dfs",
         }
     }
 }
@@ -145,7 +146,7 @@ impl StrategyKind {
 #[serde(deny_unknown_fields, default)]
 pub struct ExploreDefaults {
     /// Which search.
-    pub strategy: StrategyKind,
+    pub strategy: Search,
     /// Random/PCT: how many seeded schedules to run.
     pub schedules: u64,
     /// First seed of the sweep; seeds are `seed, seed+1, …`.
@@ -184,7 +185,7 @@ pub struct ExploreDefaults {
 impl Default for ExploreDefaults {
     fn default() -> Self {
         ExploreDefaults {
-            strategy: StrategyKind::Random,
+            strategy: Search::Random,
             schedules: 1000,
             seed: 0,
             max_steps: 5000,

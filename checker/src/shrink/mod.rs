@@ -40,10 +40,10 @@ pub mod story;
 use zkrecipes::{AppEvent, RecipeSet};
 use zksim::{Event, Happening};
 
-use crate::model::Model;
 use crate::monitor::Violation;
 use crate::scenario::Scenario;
 use crate::schedule::{is_injected_fault, Schedule};
+use crate::state::SystemState;
 use passes::Shrinker;
 use search::{Ending, Search};
 use story::{Marks, Story};
@@ -173,8 +173,8 @@ pub fn shrink_with<C: RecipeSet>(
 
 /// The model after `events` (strictly replayed, stopping at a violation)
 /// and the ingredients they gathered.
-fn state_after<C: RecipeSet>(scenario: &Scenario<C>, events: &[Event]) -> (Model<C>, Marks) {
-    let mut model = Model::new(scenario);
+fn state_after<C: RecipeSet>(scenario: &Scenario<C>, events: &[Event]) -> (SystemState<C>, Marks) {
+    let mut model = SystemState::new(scenario);
     let mut marks = Marks::default();
     let mut log: Vec<Happening<AppEvent>> = Vec::new();
     for event in events {
@@ -243,7 +243,7 @@ fn search_from_start<C: RecipeSet>(s: &mut Shrinker<'_, C>, states: &mut usize) 
         states,
         stop: s.stop,
     };
-    match search.run(Model::new(s.scenario), Marks::default()) {
+    match search.run(SystemState::new(s.scenario), Marks::default()) {
         Ending::Found(events) => {
             let shortest = events.len();
             // Replayed like any candidate (it ends at the violation, so

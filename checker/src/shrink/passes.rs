@@ -23,11 +23,11 @@ use zksim::Event;
 use super::story::{Marks, Story};
 use crate::explore::candidate::AlternativesRecorder;
 use crate::explore::Chooser;
-use crate::model::Model;
 use crate::monitor::Violation;
 use crate::run::drive;
 use crate::scenario::Scenario;
 use crate::schedule::{is_injected_fault, Schedule};
+use crate::state::SystemState;
 
 /// Replays tried at most while shrinking one schedule.
 pub(super) const BUDGET: usize = 4000;
@@ -59,7 +59,7 @@ struct Candidate<'a> {
 }
 
 impl<C: RecipeSet> Chooser<C> for Candidate<'_> {
-    fn choose(&mut self, _model: &Model<C>, enabled: &[Event]) -> Option<usize> {
+    fn choose(&mut self, _model: &SystemState<C>, enabled: &[Event]) -> Option<usize> {
         while let Some(event) = self.events.get(self.next) {
             self.next += 1;
             if let Some(i) = enabled.iter().position(|e| e == event) {

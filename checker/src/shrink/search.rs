@@ -20,9 +20,9 @@ use zkrecipes::{AppEvent, RecipeSet};
 use zksim::{Event, Happening};
 
 use super::story::{Marks, Story};
-use crate::model::Model;
 use crate::run::{conclude, is_terminal};
 use crate::schedule::{is_injected_fault, Schedule};
+use crate::state::SystemState;
 
 /// What a search found.
 pub(super) enum Ending {
@@ -52,7 +52,7 @@ pub(super) struct Search<'a> {
 
 impl Search<'_> {
     /// Breadth-first from `start` (whose run so far gathered `marks`).
-    pub fn run<C: RecipeSet>(&mut self, start: Model<C>, marks: Marks) -> Ending {
+    pub fn run<C: RecipeSet>(&mut self, start: SystemState<C>, marks: Marks) -> Ending {
         let mut seen = HashSet::new();
         seen.insert((start.fingerprint(), marks));
         // Each reached state's parent and the event that led to it.

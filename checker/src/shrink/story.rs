@@ -34,7 +34,7 @@ pub struct Marks(u64);
 fn fault_bit(fault: &Fault) -> Option<u32> {
     Some(match fault {
         Fault::DropConnection { .. } => 0,
-        Fault::ExpireSession { .. } => 1,
+        Fault::Silence { .. } => 1,
         Fault::KillSession { .. } => 2,
         Fault::Pause { .. } => 3,
         Fault::Crash { .. } => 4,

@@ -10,7 +10,7 @@ use crate::shard::Shard;
 use crate::summary::Summary;
 use zkcheck::explore::{self, Exploration, Options};
 use zkcheck::progress::{Display, Progress};
-use zkcheck::scenario::{property_name, Scenario, StrategyKind};
+use zkcheck::scenario::{property_name, Scenario, Search};
 use zkcheck::stop::install_signal_handler;
 use zkcheck::token::Token;
 use zkcheck::verdict;
@@ -36,7 +36,7 @@ pub fn check<C: RecipeSet>(args: &CheckArgs, io: &mut Io) -> Exit {
     };
     install_signal_handler();
 
-    let seeded = matches!(whole.strategy, StrategyKind::Random | StrategyKind::Pct);
+    let seeded = matches!(whole.strategy, Search::Random | Search::Pct);
     // A shard explores its own seeds with the whole run's every other option.
     let options = if seeded { shard.narrow(&whole) } else { whole };
     let progress = Progress::new(
@@ -45,7 +45,7 @@ pub fn check<C: RecipeSet>(args: &CheckArgs, io: &mut Io) -> Exit {
     )
     .with_stop(stop);
     let started = Instant::now(); // printed only, never decides anything
-    let result = explore::strategy(&options).explore(&scenario, &progress);
+    let result = explore::explorer(&options).explore(&scenario, &progress);
     progress.finish();
     let secs = started.elapsed().as_secs_f64();
 
@@ -157,11 +157,11 @@ fn warnings<C: RecipeSet>(
 
 fn explored(options: &Options, shard: Shard, r: &Exploration) -> String {
     match options.strategy {
-        StrategyKind::Random | StrategyKind::Pct if !shard.is_whole() => {
+        Search::Random | Search::Pct if !shard.is_whole() => {
             format!("{} schedules of shard {shard}", r.schedules)
         }
-        StrategyKind::Random | StrategyKind::Pct => format!("{} schedules", r.schedules),
-        StrategyKind::Bfs | StrategyKind::Dfs => "every schedule, each to its end".to_string(),
+        Search::Random | Search::Pct => format!("{} schedules", r.schedules),
+        Search::Bfs | Search::Dfs => "every schedule, each to its end".to_string(),
     }
 }
 
@@ -184,8 +184,8 @@ fn print_summary<C: RecipeSet>(
         checks.join(", ")
     );
     match options.strategy {
-        StrategyKind::Random | StrategyKind::Pct => {
-            let pct = if options.strategy == StrategyKind::Pct {
+        Search::Random | Search::Pct => {
+            let pct = if options.strategy == Search::Pct {
                 format!(", bug depth {}", options.pct_depth)
             } else {
                 String::new()
@@ -205,7 +205,7 @@ fn print_summary<C: RecipeSet>(
                 scenario.explore.max_steps
             )
         }
-        StrategyKind::Bfs => say!(
+        Search::Bfs => say!(
             io,
             "strategy {}: depth {}; symmetry {}; por {}",
             options.strategy.name(),
@@ -213,7 +213,7 @@ fn print_summary<C: RecipeSet>(
             r.symmetry.as_deref().unwrap_or("off"),
             r.por.as_deref().unwrap_or("off")
         ),
-        StrategyKind::Dfs => say!(
+        Search::Dfs => say!(
             io,
             "strategy {}: depth {}; symmetry {}; cycle check {}; por {}",
             options.strategy.name(),

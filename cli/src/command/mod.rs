@@ -30,7 +30,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use zkcheck::scenario::StrategyKind;
+use zkcheck::scenario::Search;
 use zkrecipes::{AnyRecipe, RecipeSet};
 
 pub(crate) use io::say;
@@ -281,7 +281,7 @@ pub struct CompareArgs {
 }
 
 /// `--strategy` values: the CLI's own type, so that the library's
-/// [`StrategyKind`] does not depend on clap.
+/// [`Search`] does not depend on clap.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum StrategyArg {
     /// Seeded random schedules with swarm-chosen fault kinds.
@@ -294,13 +294,13 @@ pub enum StrategyArg {
     Dfs,
 }
 
-impl From<StrategyArg> for StrategyKind {
+impl From<StrategyArg> for Search {
     fn from(s: StrategyArg) -> Self {
         match s {
-            StrategyArg::Random => StrategyKind::Random,
-            StrategyArg::Pct => StrategyKind::Pct,
-            StrategyArg::Bfs => StrategyKind::Bfs,
-            StrategyArg::Dfs => StrategyKind::Dfs,
+            StrategyArg::Random => Search::Random,
+            StrategyArg::Pct => Search::Pct,
+            StrategyArg::Bfs => Search::Bfs,
+            StrategyArg::Dfs => Search::Dfs,
         }
     }
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 use crate::shard::Shard;
 use zkcheck::explore::Options;
 use zkcheck::limits as l;
-use zkcheck::scenario::{Scenario, StrategyKind};
+use zkcheck::scenario::{Scenario, Search};
 use zkcheck::stop::{default_memory_budget, Stop};
 
 use super::CheckArgs;
@@ -44,7 +44,7 @@ pub fn options<C: zksim::Client>(
         let n = l::MAX_STATES.named("--max-states").check(n)?;
         options.max_states = usize::try_from(n).unwrap_or(usize::MAX);
     }
-    let seeded = matches!(options.strategy, StrategyKind::Random | StrategyKind::Pct);
+    let seeded = matches!(options.strategy, Search::Random | Search::Pct);
     if seeded {
         let name = if args.seed.is_some() {
             "--seed"
@@ -55,13 +55,11 @@ pub fn options<C: zksim::Client>(
     }
     if let Some(d) = args.depth {
         match options.strategy {
-            StrategyKind::Pct => {
-                options.pct_depth = l::PCT_DEPTH.named("--depth").check_usize(d)?
-            }
-            StrategyKind::Bfs | StrategyKind::Dfs => {
+            Search::Pct => options.pct_depth = l::PCT_DEPTH.named("--depth").check_usize(d)?,
+            Search::Bfs | Search::Dfs => {
                 options.depth = l::DEPTH.named("--depth").check_usize(d)?
             }
-            StrategyKind::Random => {
+            Search::Random => {
                 return Err(
                     "`--depth` does not apply to the random strategy (it sets PCT's bug depth \
                      or BFS/DFS's longest schedule); use --strategy pct, bfs or dfs, or \
@@ -80,7 +78,7 @@ pub fn shard(args: &CheckArgs, options: &Options) -> Result<Shard, String> {
     let Some(text) = &args.shard else {
         return Ok(Shard::WHOLE);
     };
-    if !matches!(options.strategy, StrategyKind::Random | StrategyKind::Pct) {
+    if !matches!(options.strategy, Search::Random | Search::Pct) {
         return Err(format!(
             "`--shard` splits the seeds of a random or PCT sweep; the {} strategy has no \
              seeds to split (use --strategy random or pct)",

@@ -14,10 +14,10 @@
 use zkrecipes::{AppEvent, RecipeSet};
 use zksim::{Event, Happening};
 
-use zkcheck::model::Model;
 use zkcheck::monitor::Violation;
 use zkcheck::run::{conclude, is_terminal, Ending, Run};
 use zkcheck::scenario::Scenario;
+use zkcheck::state::SystemState;
 use zkcheck::Schedule;
 
 use super::ready_index::ReadyIndex;
@@ -28,7 +28,7 @@ use super::TimedChooser;
 pub fn drive_timed<C, F>(scenario: &Scenario<C>, chooser: &mut TimedChooser, on_step: F) -> Run<C>
 where
     C: RecipeSet,
-    F: FnMut(&Model<C>, &Event, &[Happening<AppEvent>]),
+    F: FnMut(&SystemState<C>, &Event, &[Happening<AppEvent>]),
 {
     drive_timed_until(scenario, chooser, on_step, &|| false)
 }
@@ -50,10 +50,10 @@ pub fn drive_timed_until<C, F>(
 ) -> Run<C>
 where
     C: RecipeSet,
-    F: FnMut(&Model<C>, &Event, &[Happening<AppEvent>]),
+    F: FnMut(&SystemState<C>, &Event, &[Happening<AppEvent>]),
 {
     let max_steps = scenario.explore.max_steps;
-    let mut model = Model::new(scenario);
+    let mut model = SystemState::new(scenario);
     let mut enabled: Vec<Event> = Vec::new();
     let mut log: Vec<Happening<AppEvent>> = Vec::new();
     let mut written: Vec<usize> = Vec::new();
@@ -122,7 +122,7 @@ where
 
 /// The run ended before its natural end (a signal, or no event left to
 /// fire): its end is not judged.
-fn stopped<C: RecipeSet>(model: Model<C>, schedule: Schedule) -> Run<C> {
+fn stopped<C: RecipeSet>(model: SystemState<C>, schedule: Schedule) -> Run<C> {
     Run {
         violation: None,
         schedule,
@@ -132,7 +132,11 @@ fn stopped<C: RecipeSet>(model: Model<C>, schedule: Schedule) -> Run<C> {
 }
 
 /// The last step broke a hard property.
-fn violated<C: RecipeSet>(model: Model<C>, schedule: Schedule, violation: Violation) -> Run<C> {
+fn violated<C: RecipeSet>(
+    model: SystemState<C>,
+    schedule: Schedule,
+    violation: Violation,
+) -> Run<C> {
     Run {
         violation: Some(violation),
         schedule,

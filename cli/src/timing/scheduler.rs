@@ -36,8 +36,8 @@ use std::rc::Rc;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use zkcheck::explore::Chooser;
-use zkcheck::model::Model;
 use zkcheck::scenario::Timing;
+use zkcheck::state::SystemState;
 use zkrecipes::RecipeSet;
 use zksim::{Event, World, Zxid};
 
@@ -350,7 +350,7 @@ fn exponential(rng: &mut ChaCha8Rng, mean: u64) -> u64 {
 }
 
 impl<C: RecipeSet> Chooser<C> for TimedChooser {
-    fn choose(&mut self, model: &Model<C>, enabled: &[Event]) -> Option<usize> {
+    fn choose(&mut self, model: &SystemState<C>, enabled: &[Event]) -> Option<usize> {
         let world = &model.world;
         if !self.started {
             self.start(world);

@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use zkrecipes::{AppEvent, RecipeSet};
 use zksim::{Delivery, Event, EventType, Fault, Happening, Op, SessionId, ZkError};
 
-use zkcheck::model::Model;
 use zkcheck::monitor::Violation;
+use zkcheck::state::SystemState;
 
 use super::labels::{app_label, op_label, reply_label, session_label, zx};
 use super::timeline::{
@@ -37,7 +37,7 @@ pub struct Builder {
 }
 
 impl Builder {
-    pub fn new<C: RecipeSet>(title: String, model: &Model<C>) -> Self {
+    pub fn new<C: RecipeSet>(title: String, model: &SystemState<C>) -> Self {
         let clients = model.world.num_clients();
         let servers = model.world.num_servers();
         let mut lanes: Vec<Lane> = (0..clients)
@@ -75,7 +75,7 @@ impl Builder {
     }
 
     /// What starting the clients did (snapshot 0).
-    pub fn start<C: RecipeSet>(&mut self, model: &Model<C>, log: &[Happening<AppEvent>]) {
+    pub fn start<C: RecipeSet>(&mut self, model: &SystemState<C>, log: &[Happening<AppEvent>]) {
         let mut items = Vec::new();
         for h in log {
             self.happening(model, h, &mut items);
@@ -88,7 +88,7 @@ impl Builder {
         &mut self,
         step: usize,
         event: &Event,
-        model: &Model<C>,
+        model: &SystemState<C>,
         log: &[Happening<AppEvent>],
     ) {
         let snapshot = step + 1;
@@ -185,7 +185,7 @@ impl Builder {
 
     fn push_row<C: RecipeSet>(
         &mut self,
-        model: &Model<C>,
+        model: &SystemState<C>,
         snapshot: usize,
         ticks: u32,
         items: Vec<Item>,
@@ -221,7 +221,7 @@ impl Builder {
 
     /// Beliefs after the step: app events already folded into `raw` by
     /// [`Builder::happening`]; a holder whose session is gone is marked.
-    fn beliefs_now<C: RecipeSet>(&self, model: &Model<C>) -> Vec<Belief> {
+    fn beliefs_now<C: RecipeSet>(&self, model: &SystemState<C>) -> Vec<Belief> {
         (0..self.clients)
             .map(|c| {
                 let b = self.raw[c];
@@ -234,7 +234,12 @@ impl Builder {
             .collect()
     }
 
-    fn event<C: RecipeSet>(&mut self, model: &Model<C>, event: &Event, items: &mut Vec<Item>) {
+    fn event<C: RecipeSet>(
+        &mut self,
+        model: &SystemState<C>,
+        event: &Event,
+        items: &mut Vec<Item>,
+    ) {
         let fault = |lane: usize, label: String| Item::Mark {
             lane,
             kind: MarkKind::Fault,
@@ -254,7 +259,7 @@ impl Builder {
             }),
             Event::Fault(f) => items.push(match f {
                 Fault::DropConnection { client } => fault(*client, "⚡ connection drops".into()),
-                Fault::ExpireSession { client } => fault(
+                Fault::Silence { client } => fault(
                     *client,
                     format!(
                         "⚡ cut off from every server until session {} expires",
@@ -284,7 +289,7 @@ impl Builder {
 
     fn happening<C: RecipeSet>(
         &mut self,
-        model: &Model<C>,
+        model: &SystemState<C>,
         h: &Happening<AppEvent>,
         items: &mut Vec<Item>,
     ) {
@@ -420,7 +425,7 @@ impl Builder {
 }
 
 /// "c1's session" when a client owns it now, else "session 0x…".
-fn owner<C: RecipeSet>(model: &Model<C>, session: SessionId) -> String {
+fn owner<C: RecipeSet>(model: &SystemState<C>, session: SessionId) -> String {
     match (0..model.world.num_clients()).find(|&c| model.world.session_of(c) == session) {
         Some(c) => format!("c{c}'s session"),
         None => format!("session {}", session_label(session)),

@@ -13,9 +13,9 @@ use zkrecipes::AppEvent;
 use zksim::{Event, Happening, SessionId};
 
 use zkcheck::explore::replay::BadChoice;
-use zkcheck::model::Model;
 use zkcheck::run::is_terminal;
 use zkcheck::scenario::Scenario;
+use zkcheck::state::SystemState;
 use zkcheck::trace::Trace;
 use zkrecipes::RecipeSet;
 
@@ -56,7 +56,7 @@ pub fn record<C: RecipeSet>(
     options: Options,
 ) -> Result<Recording<C>, BadChoice> {
     let mut log: Vec<Happening<AppEvent>> = Vec::new();
-    let mut model = Model::with_start_log(scenario, &mut log);
+    let mut model = SystemState::with_start_log(scenario, &mut log);
     let mut builder = Builder::new(title, &model);
     if options.count_wakeups {
         builder = builder.count_wakeups();
@@ -111,7 +111,7 @@ pub fn record<C: RecipeSet>(
 
 /// The events a token's indices choose, or `None` if they do not fit.
 fn replayed_events<C: RecipeSet>(scenario: &Scenario<C>, indices: &[u32]) -> Option<Vec<Event>> {
-    let mut model = Model::new(scenario);
+    let mut model = SystemState::new(scenario);
     let (mut enabled, mut log) = (Vec::new(), Vec::new());
     let mut events = Vec::with_capacity(indices.len());
     for &i in indices {
@@ -167,7 +167,7 @@ impl Worlds {
 
     fn record<C: RecipeSet>(
         &mut self,
-        model: &Model<C>,
+        model: &SystemState<C>,
         log: &[Happening<AppEvent>],
         beliefs: &[Belief],
     ) {

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use serde_json::{json, Map, Value};
 use zksim::SessionId;
 
-use zkcheck::model::Model;
+use zkcheck::state::SystemState;
 use zkrecipes::RecipeSet;
 
 use super::labels::{session_label, zx};
@@ -28,7 +28,7 @@ pub type Snapshot = BTreeMap<&'static str, Map<String, Value>>;
 /// Flatten the world after a step. `beliefs` are the timeline's, `ended`
 /// the sessions that ended so far (`true` if by expiry).
 pub fn snapshot<C: RecipeSet>(
-    model: &Model<C>,
+    model: &SystemState<C>,
     beliefs: &[Belief],
     ended: &BTreeMap<SessionId, bool>,
     owners: &BTreeMap<SessionId, usize>,

@@ -4,7 +4,7 @@
 
 use zkcheck::explore::Options;
 use zkcheck::progress::Progress;
-use zkcheck::scenario::{Scenario, StrategyKind};
+use zkcheck::scenario::{Scenario, Search};
 use zkcheck_cli::merge::Input;
 use zkcheck_cli::shard::Shard;
 use zkcheck_cli::summary::Summary;
@@ -17,7 +17,7 @@ pub fn shipped(name: &str) -> String {
 pub const CORRECT: &str = "lock-sequential-faults.toml";
 pub const BROKEN: &str = "lock-sequential-ignore-session.toml";
 
-pub fn whole(file: &str, strategy: StrategyKind, seed: u64, schedules: u64) -> (Scenario, Options) {
+pub fn whole(file: &str, strategy: Search, seed: u64, schedules: u64) -> (Scenario, Options) {
     let scenario = Scenario::from_file(std::path::Path::new(&shipped(file))).unwrap();
     let mut options = Options::from_scenario(&scenario);
     options.strategy = strategy;

@@ -11,7 +11,7 @@ use std::path::Path;
 use zkcheck::explore::{self, replay::replay, Exploration, Options};
 use zkcheck::monitor::{Property, Violation};
 use zkcheck::progress::Progress;
-use zkcheck::scenario::{Scenario, StrategyKind};
+use zkcheck::scenario::{Scenario, Search};
 use zkcheck::shrink;
 use zkcheck::token::Token;
 
@@ -291,11 +291,11 @@ pub fn scenario_with_recipe(file: &str, recipe: &str) -> Scenario {
 /// A random sweep of `schedules` seeds from seed 0 on `jobs` threads.
 pub fn sweep(scenario: &Scenario, schedules: u64, jobs: usize) -> Exploration {
     let mut options = Options::from_scenario(scenario);
-    options.strategy = StrategyKind::Random;
+    options.strategy = Search::Random;
     options.seed = 0;
     options.schedules = schedules;
     options.jobs = jobs;
-    explore::strategy(&options).explore(scenario, &Progress::hidden())
+    explore::explorer(&options).explore(scenario, &Progress::hidden())
 }
 
 /// A violation found, shrunk and turned into a replay token.

@@ -4,7 +4,7 @@
 
 use own_recipe::{BrokenLock, MyLock};
 use proptest::prelude::*;
-use zkcheck::check::{strategy, Check};
+use zkcheck::check::{arbitrary, Check};
 use zkcheck::monitor::Property;
 
 /// What `the_broken_twin_is_caught` prints after `replay:` (run it with
@@ -97,7 +97,7 @@ proptest! {
 
     /// A user's own proptest drives the check: one seeded schedule per case.
     #[test]
-    fn my_lock_holds_for_any_seed(seed in strategy::seeds()) {
+    fn my_lock_holds_for_any_seed(seed in arbitrary::seeds()) {
         Check::<MyLock>::new(3).rounds(2).seed(seed).random(1).jobs(1).assert_holds();
     }
 }

@@ -47,7 +47,7 @@ pub enum Step {
     Heal(Role),
     /// The session's network goes silent both ways until it reconnects
     /// (real: its proxies hold every byte and refuse new connections; sim:
-    /// `Fault::ExpireSession`) — a client that stops pinging (S21a).
+    /// `Fault::Silence`) — a client that stops pinging (S21a).
     Silence(usize),
     /// From now until its connection breaks, nothing the session's server
     /// sends reaches it (real: its proxy holds server→client bytes; sim: no

@@ -270,7 +270,7 @@ impl Runner {
             Step::Partition(r) => self.must(i, Event::Fault(Fault::Partition { server: r }))?,
             Step::Heal(r) => self.must(i, Event::Fault(Fault::Heal { server: r }))?,
             Step::Silence(k) => {
-                self.must(i, Event::Fault(Fault::ExpireSession { client: k }))?;
+                self.must(i, Event::Fault(Fault::Silence { client: k }))?;
             }
             Step::HoldReplies(k) => self.held[k] = true,
             Step::Drop(k) => {

@@ -1,6 +1,6 @@
 //! Carrying out the fault plan ([`super::faults`]) on the engine: drops
 //! close a connection at a reply, an expiry silences a session until the
-//! leader expires it (the world's `ExpireSession` cut: S21, S22, S23), a
+//! leader expires it (the world's `Silence` cut: S21, S22, S23), a
 //! lag stops a follower's applies, a partition cuts a follower from the
 //! leader (the world's `Partition`, S22a), each ended after its ticks.
 
@@ -58,7 +58,7 @@ impl Engine {
                         && !self.world.is_cut_off(client)
                         && self.world.is_session_live(session);
                     if enabled {
-                        let fault = Event::Fault(Fault::ExpireSession { client });
+                        let fault = Event::Fault(Fault::Silence { client });
                         self.world.step(&fault, &mut self.log);
                         self.stats.faults += 1;
                         let t = self.world.now();

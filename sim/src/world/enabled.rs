@@ -54,7 +54,7 @@ impl<C: Client> World<C> {
             (budget.connection_drops, |client| Fault::DropConnection {
                 client,
             }),
-            (budget.expiries, |client| Fault::ExpireSession { client }),
+            (budget.expiries, |client| Fault::Silence { client }),
             (budget.kills, |client| Fault::KillSession { client }),
             (budget.pauses, |client| Fault::Pause { client }),
             (budget.crashes, |client| Fault::Crash { client }),

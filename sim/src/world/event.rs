@@ -39,7 +39,7 @@ pub enum Fault {
     /// hears nothing (it reports `Disconnected` at its read timeout), and
     /// once the session is gone it can reach a server again and learns
     /// `Expired`. Expiry as ZooKeeper really does it (S21, S22, S23).
-    ExpireSession { client: ClientId },
+    Silence { client: ClientId },
     /// The ensemble ends the session of a client that may be connected and
     /// pinging: an operator's kill, a leader whose clock jumped. The
     /// client's server closes its connection as it applies the

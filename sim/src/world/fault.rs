@@ -23,7 +23,7 @@ impl<C: Client> World<C> {
                             && !slot.is_idle()
                     })
             }
-            Fault::ExpireSession { client } => {
+            Fault::Silence { client } => {
                 budget.expiries > 0
                     && self.clients.get(client).is_some_and(|slot| {
                         !slot.is_crashed()
@@ -75,7 +75,7 @@ impl<C: Client> World<C> {
                 self.budget.connection_drops -= 1;
                 self.lose_connection(client);
             }
-            Fault::ExpireSession { client } => {
+            Fault::Silence { client } => {
                 self.budget.expiries -= 1;
                 // Nothing more crosses the network either way; the read
                 // timeout and the leader's expiry take it from here (`tick`).

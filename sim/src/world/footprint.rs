@@ -160,7 +160,7 @@ impl Layout {
             Event::Tick => 3 * n + m + n * m,
             Event::Fault(ref f) => match *f {
                 Fault::DropConnection { client } => faults + client,
-                Fault::ExpireSession { client } => faults + n + client,
+                Fault::Silence { client } => faults + n + client,
                 Fault::KillSession { client } => faults + 2 * n + client,
                 Fault::Pause { client } => faults + 3 * n + client,
                 Fault::Crash { client } => faults + 4 * n + client,

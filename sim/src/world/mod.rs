@@ -31,7 +31,7 @@
 //!   can expire it. What does break that order is real: a pause (a frozen
 //!   process is told nothing), a partitioned follower that keeps its
 //!   clients longer than the timeout (`sync_limit > T`), and a kill.
-//! - `ExpireSession` cuts the client off from every server both ways until
+//! - `Silence` cuts the client off from every server both ways until
 //!   the leader has expired the session: it takes no request, hears no
 //!   answer or event (they are lost), cannot connect. `KillSession` is the
 //!   ensemble ending a pinging client's session at once.
@@ -451,7 +451,7 @@ impl<C: Client> World<C> {
     pub fn is_server_down(&self, server: ServerId) -> bool {
         self.server_down(server)
     }
-    /// Whether the client is cut off from every server (an `ExpireSession`
+    /// Whether the client is cut off from every server (a `Silence`
     /// fault whose session has not expired yet).
     pub fn is_cut_off(&self, id: ClientId) -> bool {
         self.clients[id].cut.is_some()

@@ -57,7 +57,7 @@ pub struct ClientSlot<C: Client> {
     pub closing: bool,
     pub life: Life,
     pub timer: Option<Tick>,
-    /// Cut off from every server (an `ExpireSession` fault) until the
+    /// Cut off from every server (a `Silence` fault) until the
     /// leader has expired the session that was current then.
     pub cut: Option<Cut>,
     /// The last zxid seen in a reply header (S25, S26).

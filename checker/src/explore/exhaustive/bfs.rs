@@ -25,14 +25,14 @@ use zkrecipes::RecipeSet;
 
 use super::expand::{expand, sleep_mask, Child, Expansion, Queued, Reduction, Scratch};
 use super::frontier::Frontier;
+use super::path::{failure_at_end, failure_by_step};
 use super::por::Por;
 use super::symmetry::Keying;
-use super::trace::{failure_at_end, failure_by_step};
 use super::{Exhaustive, Visited};
 use crate::explore::Exploration;
-use crate::model::Model;
 use crate::progress::Progress;
 use crate::scenario::Scenario;
+use crate::state::SystemState;
 use crate::stop::StopReason;
 
 /// States expanded before their results are merged. A chunk's children
@@ -58,7 +58,7 @@ pub(super) fn explore<C: RecipeSet>(
         })
         .flatten();
     let mut result = Exploration::default();
-    let root = Box::new(Model::<C>::for_search(scenario));
+    let root = Box::new(SystemState::<C>::for_search(scenario));
     let symmetry = search.symmetry_of(scenario, &root, &mut result);
     let keying = Keying(symmetry.as_ref());
     let por = search.por_of(scenario, &root, false, &mut result);
@@ -131,7 +131,7 @@ impl Kept for (u64, u64) {
 /// The search from `root`, level by level, keeping `K` per visited state.
 fn search_from<C: RecipeSet, K: Kept>(
     setup: Setup<'_, C>,
-    root: Box<Model<C>>,
+    root: Box<SystemState<C>>,
     mut result: Exploration,
 ) -> Exploration {
     let Setup {
@@ -167,7 +167,7 @@ fn search_from<C: RecipeSet, K: Kept>(
             start = chunk.end;
             let current = &level;
             let seen = &visited;
-            let keep = |_: &Model<C>, key: u64, sleep: u64| {
+            let keep = |_: &SystemState<C>, key: u64, sleep: u64| {
                 let wanted = match seen.get(&key) {
                     None => true,
                     Some(kept) => por.is_some() && kept.mask() & !sleep != 0,

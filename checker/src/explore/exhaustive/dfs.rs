@@ -7,7 +7,7 @@
 //! The search keeps its path — the states from the root to the one being
 //! expanded, each with the event that led to it — so that it can close
 //! cycles. With the cycle check on, every child is also keyed up to a
-//! shift of the clock ([`Model::time_shift_key`]); a child whose key is a
+//! shift of the clock ([`SystemState::time_shift_key`]); a child whose key is a
 //! state on the path closes a cycle (a back edge, by the classic DFS
 //! argument), and the path up to that state plus the cycle is judged as a
 //! lasso ([`crate::lasso::judge`]): a fair cycle without progress while a
@@ -41,21 +41,21 @@ use zksim::fingerprint::StableHasher;
 use zksim::Event;
 
 use super::expand::{expand, sleep_mask, Expansion, Reduction, Scratch};
+use super::path::{failure_at_end, failure_by_step};
 use super::por::Asleep;
 use super::symmetry::Keying;
-use super::trace::{failure_at_end, failure_by_step};
 use super::{Exhaustive, Visited};
 use crate::explore::{Exploration, Failure};
-use crate::model::Model;
 use crate::progress::Progress;
 use crate::scenario::Scenario;
 use crate::schedule::Schedule;
+use crate::state::SystemState;
 use crate::stop::StopReason;
 
 /// A state waiting to be expanded: the state, its visited key, its
 /// depth, the event that led to it and its key up to the clock.
 struct Pending<C: RecipeSet> {
-    model: Box<Model<C>>,
+    model: Box<SystemState<C>>,
     key: u64,
     depth: usize,
     event: Option<Event>,
@@ -79,7 +79,7 @@ pub(super) fn explore<C: RecipeSet>(
     progress: &Progress,
 ) -> Exploration {
     let mut result = Exploration::default();
-    let root = Box::new(Model::<C>::for_search(scenario));
+    let root = Box::new(SystemState::<C>::for_search(scenario));
     let symmetry = search.symmetry_of(scenario, &root, &mut result);
     let keying = Keying(symmetry.as_ref());
     let cycles = search.cycles_of(&root, &mut result);

@@ -10,16 +10,16 @@ use zksim::{Event, Happening};
 
 use super::por::{Asleep, Por};
 use super::symmetry::Keying;
-use crate::model::Model;
 use crate::monitor::Tally;
 use crate::monitor::Violation;
 use crate::run::{cut_by_clock, is_terminal};
+use crate::state::SystemState;
 
 /// A state on BFS's frontier, boxed (queues move a pointer rather than
 /// the state), with its visited-set key and what partial-order reduction
 /// carries with it.
 pub(super) struct Queued<C: RecipeSet> {
-    pub model: Box<Model<C>>,
+    pub model: Box<SystemState<C>>,
     pub key: u64,
     /// Steps asleep here (always empty without partial-order reduction).
     pub sleep: Vec<Asleep>,
@@ -32,7 +32,7 @@ pub(super) struct Queued<C: RecipeSet> {
 /// A kept child: the state, its visited-set key, the event that led to it,
 /// what `keep` said about it and the steps asleep in it.
 pub(super) struct Child<C: RecipeSet, T> {
-    pub model: Box<Model<C>>,
+    pub model: Box<SystemState<C>>,
     pub key: u64,
     pub event: Event,
     pub tag: T,
@@ -86,13 +86,13 @@ pub(super) struct Reduction<'a> {
 /// footprint is measured against it).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn expand<C: RecipeSet, T>(
-    mut model: Box<Model<C>>,
+    mut model: Box<SystemState<C>>,
     reduction: Reduction<'_>,
     depth: usize,
     max_depth: usize,
     scratch: &mut Scratch,
     keying: Keying<'_>,
-    keep: impl Fn(&Model<C>, u64, u64) -> Option<T>,
+    keep: impl Fn(&SystemState<C>, u64, u64) -> Option<T>,
 ) -> Expansion<C, T> {
     let Scratch { enabled, log } = scratch;
     enabled.clear();
@@ -123,7 +123,7 @@ pub(super) fn expand<C: RecipeSet, T>(
     let mut children = Vec::new();
     let mut events = 0;
     let mut violation = None;
-    let mut step = |mut next: Box<Model<C>>, event: &Event| {
+    let mut step = |mut next: Box<SystemState<C>>, event: &Event| {
         events += 1;
         next.step(event, log)?;
         let key = keying.key(&next);
@@ -161,12 +161,12 @@ pub(super) fn expand<C: RecipeSet, T>(
 /// gets asleep every step asleep here or taken before it that commutes
 /// with the step that led to it ([`super::por`]).
 fn expand_reduced<C: RecipeSet, T>(
-    model: Box<Model<C>>,
+    model: Box<SystemState<C>>,
     por: &Por,
     reduction: Reduction<'_>,
     scratch: &mut Scratch,
     keying: Keying<'_>,
-    keep: impl Fn(&Model<C>, u64, u64) -> Option<T>,
+    keep: impl Fn(&SystemState<C>, u64, u64) -> Option<T>,
 ) -> Expansion<C, T> {
     let Scratch { enabled, log } = scratch;
     match reduction.only {
@@ -232,7 +232,7 @@ fn expand_reduced<C: RecipeSet, T>(
 /// reads absolute time, and the untaken tick leaves more of `max_time`).
 /// Exploring it would multiply the states by every idle tick `max_time`
 /// allows, which is why liveness used to need a hand-tuned `max_time`.
-fn skip_idle_tick<C: RecipeSet>(model: &Model<C>, enabled: &mut Vec<Event>) {
+fn skip_idle_tick<C: RecipeSet>(model: &SystemState<C>, enabled: &mut Vec<Event>) {
     if enabled.len() > 1 && enabled.contains(&Event::Tick) && !model.world.waits_on_time() {
         enabled.retain(|e| *e != Event::Tick);
     }

@@ -27,7 +27,7 @@ use zksim::{SharedServer, SharedSlot};
 
 use super::expand::Queued;
 use super::por::Asleep;
-use crate::model::Model;
+use crate::state::SystemState;
 
 /// A level of states (see the module docs), in the order they were pushed.
 pub(super) struct Frontier<C: RecipeSet> {
@@ -39,7 +39,7 @@ pub(super) struct Frontier<C: RecipeSet> {
     /// How many slots and servers a world has (fixed for a run).
     shape: Option<(usize, usize)>,
     /// Models with their world's slots and servers taken out.
-    rests: Table<Model<C>>,
+    rests: Table<SystemState<C>>,
     slots: Table<SharedSlot<C>>,
     servers: Table<SharedServer>,
     /// Sleep sets with `only` masks; `None` without partial-order
@@ -211,8 +211,8 @@ mod tests {
     use super::super::expand::Queued;
     use super::super::por::Asleep;
     use super::{Frontier, Table};
-    use crate::model::Model;
     use crate::scenario::Scenario;
+    use crate::state::SystemState;
 
     const TWO_CLIENTS: &str = r#"
 name = "frontier"
@@ -226,9 +226,9 @@ connection_drops = 1
 "#;
 
     /// Three levels of a search's states, every child of every state.
-    fn states() -> Vec<Model> {
+    fn states() -> Vec<SystemState> {
         let scenario = Scenario::parse(TWO_CLIENTS, "frontier.toml").unwrap();
-        let mut level = vec![Model::for_search(&scenario)];
+        let mut level = vec![SystemState::for_search(&scenario)];
         let mut all = level.clone();
         let (mut enabled, mut log) = (Vec::new(), Vec::new());
         for _ in 0..3 {

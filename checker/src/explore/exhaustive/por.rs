@@ -66,9 +66,9 @@ use zksim::rename::Renaming;
 use zksim::world::footprint::{Footprint, Layout, MONITORS};
 use zksim::{Event, Happening};
 
-use crate::model::Model;
 use crate::monitor::{catalogue, Property};
 use crate::scenario::Scenario;
+use crate::state::SystemState;
 
 /// Partial-order reduction for one scenario.
 #[derive(Clone, Copy, Debug)]
@@ -93,7 +93,7 @@ pub(super) struct Asleep {
 
 /// Whether exhaustive search of `scenario` (initial state `root`) may use
 /// sleep sets; `Err` says why not.
-pub fn decide<C: RecipeSet>(scenario: &Scenario<C>, root: &Model<C>) -> Result<Por, String> {
+pub fn decide<C: RecipeSet>(scenario: &Scenario<C>, root: &SystemState<C>) -> Result<Por, String> {
     if root.aiming.is_some() {
         return Err("faults are aimed at roles".into());
     }
@@ -153,8 +153,8 @@ impl Por {
     /// the module docs.
     pub fn footprint<C: RecipeSet>(
         &self,
-        parent: &Model<C>,
-        child: &Model<C>,
+        parent: &SystemState<C>,
+        child: &SystemState<C>,
         event: &Event,
         log: &[Happening<AppEvent>],
     ) -> Footprint {

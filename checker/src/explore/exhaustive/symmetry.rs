@@ -5,7 +5,7 @@
 //!
 //! Two clients are interchangeable when swapping them — their slots,
 //! their first session ids, the guids in every node name, path, reply and
-//! memory, the monitors' per-client state ([`Model::renamed`],
+//! memory, the monitors' per-client state ([`SystemState::renamed`],
 //! [`zksim::rename`]) — leaves the initial state as it is. That is checked
 //! on the root itself, so it covers recipe, parameters, role, group and
 //! initial server at once; pinned clients never move. Swaps generate every
@@ -25,7 +25,7 @@
 //!   whole names as strings, takes the first of several matches in the
 //!   server's hash order): it does not rename ([`zksim::Client::renamed`]);
 //! - monitors not renamed yet (queue), the scenario's own invariants and
-//!   monitors, faults aimed at roles ([`Model::rename_blockers`] names
+//!   monitors, faults aimed at roles ([`SystemState::rename_blockers`] names
 //!   which, and the reason is printed and reported, never silent);
 //! - scenarios where two sessions can expire in one tick: the leader
 //!   expires them in session-id order, which renaming would reverse.
@@ -36,8 +36,8 @@ use zkrecipes::RecipeSet;
 use zksim::rename::Renaming;
 use zksim::ClientId;
 
-use crate::model::Model;
 use crate::scenario::Scenario;
+use crate::state::SystemState;
 
 /// The classes of interchangeable clients of a scenario (each of two or
 /// more clients, in index order).
@@ -53,7 +53,10 @@ pub struct Symmetry {
 /// Whether exhaustive search of `scenario` (whose initial state is `root`)
 /// may merge states that differ by a permutation of clients, and of which.
 /// `Err` says why not.
-pub fn decide<C: RecipeSet>(scenario: &Scenario<C>, root: &Model<C>) -> Result<Symmetry, String> {
+pub fn decide<C: RecipeSet>(
+    scenario: &Scenario<C>,
+    root: &SystemState<C>,
+) -> Result<Symmetry, String> {
     let n = root.world.num_clients();
     let faults = root.world.config().faults;
     if faults.partitions > 0 {
@@ -180,7 +183,7 @@ impl Symmetry {
     }
 
     /// The renaming that takes `model` to its representative.
-    fn plan<C: RecipeSet>(&self, model: &Model<C>) -> Renaming {
+    fn plan<C: RecipeSet>(&self, model: &SystemState<C>) -> Renaming {
         if self.exact {
             let least = self
                 .every_renaming()
@@ -206,7 +209,7 @@ impl Symmetry {
     }
 
     /// The visited-set key of `model`: its representative's fingerprint.
-    pub fn fingerprint<C: RecipeSet>(&self, model: &Model<C>) -> u64 {
+    pub fn fingerprint<C: RecipeSet>(&self, model: &SystemState<C>) -> u64 {
         match model.renamed_fingerprint(&self.plan(model)) {
             Some(key) => key,
             // Not reached for a scenario `decide` accepted (renamability is
@@ -221,7 +224,7 @@ impl Symmetry {
 pub(super) struct Keying<'a>(pub Option<&'a Symmetry>);
 
 impl Keying<'_> {
-    pub fn key<C: RecipeSet>(&self, model: &Model<C>) -> u64 {
+    pub fn key<C: RecipeSet>(&self, model: &SystemState<C>) -> u64 {
         match self.0 {
             Some(symmetry) => symmetry.fingerprint(model),
             None => model.fingerprint(),
@@ -230,7 +233,7 @@ impl Keying<'_> {
 
     /// The key and the renaming that takes `model` to the representative
     /// it was keyed by (`None`: states are keyed as they are).
-    pub fn key_plan<C: RecipeSet>(&self, model: &Model<C>) -> (u64, Option<Renaming>) {
+    pub fn key_plan<C: RecipeSet>(&self, model: &SystemState<C>) -> (u64, Option<Renaming>) {
         match self.0 {
             Some(symmetry) => {
                 let plan = symmetry.plan(model);
@@ -244,7 +247,7 @@ impl Keying<'_> {
     }
 
     /// The renaming [`Keying::key_plan`] would give.
-    pub fn plan<C: RecipeSet>(&self, model: &Model<C>) -> Option<Renaming> {
+    pub fn plan<C: RecipeSet>(&self, model: &SystemState<C>) -> Option<Renaming> {
         self.key_plan(model).1
     }
 }

@@ -9,7 +9,7 @@
 //! each step it does not read and passed over it too — the two must end
 //! equal, what is only measured included (compared through `Debug`).
 //! Here on hand-made views; along random runs of every shipped scenario in
-//! the model's tests (`crate::model`), which build worlds from scenarios
+//! the model's tests (`crate::state`), which build worlds from scenarios
 //! (the monitors sit below the scenario layer and do not).
 
 use std::any::type_name;

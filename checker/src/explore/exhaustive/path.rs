@@ -20,10 +20,10 @@ use zksim::{Event, Happening};
 
 use super::symmetry::Keying;
 use crate::explore::Failure;
-use crate::model::Model;
 use crate::monitor::Violation;
 use crate::scenario::Scenario;
 use crate::schedule::Schedule;
+use crate::state::SystemState;
 
 /// The schedule from the root to the state keyed `target`, and that state.
 /// `parent` maps a visited key to its parent's; the root is its own parent.
@@ -32,7 +32,7 @@ fn schedule_to<C: RecipeSet>(
     keying: Keying<'_>,
     target: u64,
     parent: impl Fn(u64) -> u64,
-) -> (Schedule, Model<C>) {
+) -> (Schedule, SystemState<C>) {
     let mut chain = vec![target];
     loop {
         let last = chain[chain.len() - 1];
@@ -43,7 +43,7 @@ fn schedule_to<C: RecipeSet>(
         chain.push(up);
     }
     chain.reverse();
-    let mut model = Model::<C>::for_search(scenario);
+    let mut model = SystemState::<C>::for_search(scenario);
     debug_assert_eq!(keying.key(&model), chain[0], "the chain starts at the root");
     let mut enabled: Vec<Event> = Vec::new();
     let mut log: Vec<Happening<AppEvent>> = Vec::new();

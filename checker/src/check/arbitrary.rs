@@ -3,12 +3,12 @@
 //!
 //! ```
 //! use proptest::prelude::*;
-//! use zkcheck::check::{strategy, Check};
+//! use zkcheck::check::{arbitrary, Check};
 //! use zkrecipes::lock::SequentialLock;
 //! use zksim::FaultBudget;
 //!
 //! let most = FaultBudget { connection_drops: 2, ..FaultBudget::default() };
-//! proptest!(ProptestConfig::with_cases(5), |(faults in strategy::fault_budgets(most), seed in strategy::seeds())| {
+//! proptest!(ProptestConfig::with_cases(5), |(faults in arbitrary::fault_budgets(most), seed in arbitrary::seeds())| {
 //!     Check::<SequentialLock>::new(2).faults(faults).seed(seed).random(1).assert_holds();
 //! });
 //! ```

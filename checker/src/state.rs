@@ -24,7 +24,7 @@ use crate::scenario::Scenario;
 /// The monitors are shared copy-on-write (like the world's big parts), so
 /// that copying a state is cheap.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Model<C: RecipeSet = AnyRecipe> {
+pub struct SystemState<C: RecipeSet = AnyRecipe> {
     /// The simulated ensemble and the recipe's clients.
     pub world: World<C>,
     /// The property monitors' state, judged after every step; part of the
@@ -47,7 +47,7 @@ pub(crate) struct Aiming {
     pub roles: Roles,
 }
 
-impl<C: RecipeSet> Model<C> {
+impl<C: RecipeSet> SystemState<C> {
     /// The scenario's initial state: clients built as the scenario's
     /// recipe, connected and started.
     ///
@@ -57,7 +57,7 @@ impl<C: RecipeSet> Model<C> {
         Self::with_start_log(scenario, &mut Vec::new())
     }
 
-    /// [`Model::new`], also handing back what starting the clients did
+    /// [`SystemState::new`], also handing back what starting the clients did
     /// (traces print it before the first step).
     pub fn with_start_log(scenario: &Scenario<C>, start: &mut Vec<Happening<AppEvent>>) -> Self {
         let clients: Vec<C> = (0..scenario.clients)
@@ -82,7 +82,7 @@ impl<C: RecipeSet> Model<C> {
             roles.observe(start);
             Box::new(Aiming { aims, roles })
         });
-        Model {
+        SystemState {
             world,
             monitors: Arc::new(monitors),
             aiming,
@@ -90,7 +90,7 @@ impl<C: RecipeSet> Model<C> {
         }
     }
 
-    /// [`Model::new`] for exhaustive search: the monitors judge the hard
+    /// [`SystemState::new`] for exhaustive search: the monitors judge the hard
     /// properties only ([`MonitorSet::judge_only`]), which is all a
     /// verdict needs, so that each explored state is small and cheap to copy.
     pub fn for_search(scenario: &Scenario<C>) -> Self {
@@ -106,7 +106,7 @@ impl<C: RecipeSet> Model<C> {
         self.enabled_where(out, |_| true);
     }
 
-    /// [`Model::enabled`] without the faults `keep` rejects
+    /// [`SystemState::enabled`] without the faults `keep` rejects
     /// ([`World::enabled_where`]).
     pub fn enabled_where(&self, out: &mut Vec<Event>, keep: impl Fn(&Fault) -> bool) {
         let from = out.len();
@@ -137,7 +137,7 @@ impl<C: RecipeSet> Model<C> {
         self.step_with(event, log, |world, log| world.step(event, log))
     }
 
-    /// [`Model::step`], and which clients' slots the step wrote into
+    /// [`SystemState::step`], and which clients' slots the step wrote into
     /// `written` ([`zksim::World::step_noting`]).
     pub fn step_noting(
         &mut self,
@@ -199,7 +199,7 @@ impl<C: RecipeSet> Model<C> {
         self.world.is_quiescent()
     }
 
-    /// What keeps [`Model::renamed`] from renaming this state apart from
+    /// What keeps [`SystemState::renamed`] from renaming this state apart from
     /// the clients' own logic, one phrase each (empty: nothing does).
     pub(crate) fn rename_blockers(&self) -> Vec<String> {
         let mut blockers = Vec::new();
@@ -232,7 +232,7 @@ impl<C: RecipeSet> Model<C> {
         if self.aiming.is_some() || !self.invariants.0.is_empty() {
             return None;
         }
-        Some(Model {
+        Some(SystemState {
             world: self.world.renamed(r)?,
             monitors: Arc::new(self.monitors.renamed(r)?),
             aiming: None,
@@ -240,8 +240,8 @@ impl<C: RecipeSet> Model<C> {
         })
     }
 
-    /// The fingerprint of [`Model::renamed`]'s result (a function of the
-    /// renamed state alone, not equal to its [`Model::fingerprint`]),
+    /// The fingerprint of [`SystemState::renamed`]'s result (a function of the
+    /// renamed state alone, not equal to its [`SystemState::fingerprint`]),
     /// computed without building it where parts are shared with states
     /// seen before: the visited-set key of symmetry reduction.
     pub(crate) fn renamed_fingerprint(&self, r: &zksim::rename::Renaming) -> Option<u64> {
@@ -266,7 +266,7 @@ impl<C: RecipeSet> Model<C> {
     /// ([`zksim::World::time_shift_fingerprint`]; the monitors keep the
     /// ticks they stamp on events as they are), so that a run that comes
     /// back to it has come back to the same state, later. It falls back to
-    /// the exact [`Model::fingerprint`] where absolute time may be read:
+    /// the exact [`SystemState::fingerprint`] where absolute time may be read:
     /// a client read [`zksim::Cx::now`], or the scenario has its own
     /// invariants or monitors (code that may read `World::now`), and
     /// while a judged monitor remembers op ids (they would stay absolute
@@ -335,7 +335,7 @@ mod tests {
 
     fn run(scenario: &Scenario, seed: u64, seen: &mut Seen) {
         let mut start = Vec::new();
-        let mut model = Model::with_start_log(scenario, &mut start);
+        let mut model = SystemState::with_start_log(scenario, &mut start);
         // Every monitor, whatever the scenario asks for.
         let mut every = EveryMonitor::new(scenario.family(), &scenario.root);
         every.observe(&model.world, &start);
@@ -412,7 +412,7 @@ mod tests {
     fn a_users_monitor_is_shown_every_step() {
         let mut scenario = Scenario::lock("sequential", 3);
         scenario.monitors.push(Custom::new(StepCounter(0)));
-        let mut model = Model::new(&scenario);
+        let mut model = SystemState::new(&scenario);
         let mut rng = ChaCha8Rng::seed_from_u64(7);
         let (mut events, mut log) = (Vec::new(), Vec::new());
         let mut steps = 0;
