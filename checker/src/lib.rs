@@ -58,13 +58,16 @@ pub mod lasso;
 pub mod limits;
 pub mod monitor;
 pub mod progress;
-pub mod run;
 pub mod scenario;
 pub mod state;
 pub mod stop;
 pub mod token;
 pub mod trace;
 pub mod verdict;
+
+/// One run of a scenario driven by a [`explore::Chooser`]: it lives with
+/// the choosers under [`explore`], named here for its users.
+pub use explore::run;
 
 // ---- private modules ----
 mod aim;

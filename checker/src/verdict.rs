@@ -10,10 +10,10 @@ use zkrecipes::RecipeSet;
 
 use crate::counterexample::Counterexample;
 use crate::explore::replay::Replayed;
+use crate::explore::run::Ending;
 use crate::explore::{self, Exploration, Failure, Options};
 use crate::monitor::Property;
 use crate::progress::Progress;
-use crate::run::Ending;
 use crate::scenario::{property_name, Scenario, Search};
 use crate::token::Token;
 

@@ -2,7 +2,7 @@
 //! the seeded sweeps' [`RandomChooser`](super::random::RandomChooser) and
 //! [`PctChooser`](super::pct::PctChooser), the replays of
 //! [`replay`](super::replay), the shrinker's recorder of lower-index
-//! alternatives (`candidate.rs`), and the front end's timed scheduler. [`drive`](crate::run::drive) steps a
+//! alternatives (`candidate.rs`), and the front end's timed scheduler. [`drive`](crate::explore::run::drive) steps a
 //! run with one.
 
 use zkrecipes::{AnyRecipe, RecipeSet};

@@ -12,16 +12,17 @@ pub mod exhaustive;
 mod pct;
 pub mod random;
 pub mod replay;
+pub mod run;
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use zkrecipes::{AnyRecipe, RecipeSet};
 
+use crate::explore::run::{outcome_from, RunOutcome};
 use crate::monitor::Tally;
 use crate::monitor::Violation;
 use crate::progress::Progress;
-use crate::run::{outcome_from, RunOutcome};
 use crate::scenario::{Scenario, Search};
 use crate::schedule::Schedule;
 use crate::state::SystemState;
@@ -121,7 +122,7 @@ pub struct Exploration {
     pub runs_cut: u64,
     /// Runs (seeded) or end states (exhaustive) the clock cut: it reached
     /// `ensemble.max_time` while time would still have changed something
-    /// ([`crate::run::Ending::ClockBound`]). Their end was not judged.
+    /// ([`crate::explore::run::Ending::ClockBound`]). Their end was not judged.
     pub runs_clock_cut: u64,
     /// What ended the exploration before it explored everything it was
     /// asked to (interrupt, time limit, memory budget, state cap).

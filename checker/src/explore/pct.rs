@@ -18,8 +18,8 @@ use zksim::Event;
 
 use super::random::{draw_swarm, fault_kind, FAULT_KINDS};
 use super::{sweep, Chooser, Exploration, Explorer, Options};
+use crate::explore::run::outcome_from;
 use crate::progress::Progress;
-use crate::run::outcome_from;
 use crate::scenario::Scenario;
 use crate::state::SystemState;
 use zkrecipes::RecipeSet;

@@ -10,7 +10,7 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use zksim::{Event, Fault};
 
-use crate::run::{outcome, RunOutcome};
+use crate::explore::run::{outcome, RunOutcome};
 use crate::scenario::Scenario;
 use crate::state::SystemState;
 

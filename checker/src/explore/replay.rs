@@ -106,7 +106,7 @@ impl<C: RecipeSet> Chooser<C> for EventChooser<'_> {
 #[derive(Clone, Debug)]
 pub struct Replayed<C: RecipeSet = AnyRecipe> {
     /// The run itself: its violation, schedule, ending and final state.
-    pub run: crate::run::Run<C>,
+    pub run: crate::explore::run::Run<C>,
     /// The run's readable trace, one line per thing that happened.
     pub trace: crate::trace::Trace,
     /// Indices left over because the run ended before them.
@@ -136,7 +136,8 @@ pub fn replay_lasso<C: RecipeSet>(
     let mut start = Vec::new();
     let initial = crate::state::SystemState::with_start_log(scenario, &mut start);
     trace.start(&initial, &start);
-    let mut run = crate::run::drive(scenario, &mut chooser, |m, e, log| trace.record(m, e, log));
+    let mut run =
+        crate::explore::run::drive(scenario, &mut chooser, |m, e, log| trace.record(m, e, log));
     if let Some(bad) = chooser.error {
         return Err(bad);
     }
@@ -144,7 +145,7 @@ pub fn replay_lasso<C: RecipeSet>(
         match crate::lasso::judge(scenario, &run.schedule.events, from) {
             Ok(v) => {
                 run.violation = Some(v);
-                run.ending = crate::run::Ending::Violated;
+                run.ending = crate::explore::run::Ending::Violated;
             }
             Err(why) => {
                 trace.finish();

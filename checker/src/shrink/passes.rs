@@ -22,9 +22,9 @@ use zksim::Event;
 
 use super::story::{Marks, Story};
 use crate::explore::candidate::AlternativesRecorder;
+use crate::explore::run::drive;
 use crate::explore::Chooser;
 use crate::monitor::Violation;
-use crate::run::drive;
 use crate::scenario::Scenario;
 use crate::schedule::{is_injected_fault, Schedule};
 use crate::state::SystemState;

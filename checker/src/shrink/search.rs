@@ -20,7 +20,7 @@ use zkrecipes::{AppEvent, RecipeSet};
 use zksim::{Event, Happening};
 
 use super::story::{Marks, Story};
-use crate::run::{conclude, is_terminal};
+use crate::explore::run::{conclude, is_terminal};
 use crate::schedule::{is_injected_fault, Schedule};
 use crate::state::SystemState;
 

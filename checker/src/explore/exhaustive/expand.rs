@@ -10,9 +10,9 @@ use zksim::{Event, Happening};
 
 use super::por::{Asleep, Por};
 use super::symmetry::Keying;
+use crate::explore::run::{cut_by_clock, is_terminal};
 use crate::monitor::Tally;
 use crate::monitor::Violation;
-use crate::run::{cut_by_clock, is_terminal};
 use crate::state::SystemState;
 
 /// A state on BFS's frontier, boxed (queues move a pointer rather than
@@ -47,7 +47,7 @@ pub(super) fn sleep_mask(sleep: &[Asleep]) -> u64 {
 /// What expanding one state gave.
 pub(super) enum Expansion<C: RecipeSet, T = ()> {
     /// The run ends in this state; its end-of-run verdict and figures,
-    /// and whether the clock cut it ([`crate::run::cut_by_clock`]).
+    /// and whether the clock cut it ([`crate::explore::run::cut_by_clock`]).
     End(Result<(), Violation>, Box<Tally>, bool),
     /// The depth bound stopped the search here.
     Cut,
