@@ -34,6 +34,7 @@ mod generic;
 mod herd;
 mod judge;
 mod lasso;
+mod layers;
 mod liveness;
 mod liveness_clock;
 mod monitors;
