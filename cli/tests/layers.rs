@@ -114,7 +114,7 @@ fn the_engine_never_imports_the_front_end() {
     let files = sources(&root().join("checker/src"));
     let upward: Vec<&str> = files
         .iter()
-        .filter(|(_, text)| text.contains("zkcheck_cli"))
+        .filter(|(rel, text)| shipped_code(rel, text).is_some_and(|c| c.contains("zkcheck_cli")))
         .map(|(rel, _)| rel.as_str())
         .collect();
     assert!(
@@ -122,10 +122,10 @@ fn the_engine_never_imports_the_front_end() {
         "engine files naming the front end: {upward:?}"
     );
     let manifest = std::fs::read_to_string(root().join("checker/Cargo.toml")).unwrap();
-    assert!(
-        !manifest.contains("zkcheck-cli"),
-        "checker/Cargo.toml depends on the front end"
-    );
+    let depends = manifest
+        .lines()
+        .any(|l| l.trim_start().starts_with("zkcheck-cli"));
+    assert!(!depends, "checker/Cargo.toml depends on the front end");
 }
 
 #[test]
