@@ -101,25 +101,44 @@ pub fn standing<'r>(run: &'r Run, config: &Config, lock: &str) -> Vec<Standing<'
         .collect()
 }
 
+/// What leaks and liveness both need before judging a lock at a run's end:
+/// a `--lock`, a run that ended (not cut), and a lock that ever had a
+/// contender — with how many it ever had — else the verdict that says why
+/// nothing was judged.
+pub fn judged_lock<'c>(
+    name: &'static str,
+    run: &Run,
+    config: &'c Config,
+) -> Result<(&'c str, usize), Box<Verdict>> {
+    let Some(lock) = config.lock.as_deref() else {
+        return Err(Box::new(Verdict::incomplete(
+            name,
+            "not judged: needs --lock",
+        )));
+    };
+    if !run.ended {
+        return Err(Box::new(Verdict::cut(name)));
+    }
+    let ever = contender::ever(&run.tree, &config.rules, lock).len();
+    if ever == 0 {
+        return Err(Box::new(Verdict::incomplete(
+            name,
+            format!("nothing to judge: {lock} never had a contender"),
+        )));
+    }
+    Ok((lock, ever))
+}
+
 impl Judge for Leaks {
     fn name(&self) -> &'static str {
         "leaks"
     }
 
     fn judge(&self, run: &Run, config: &Config) -> Verdict {
-        let Some(lock) = config.lock.as_deref() else {
-            return Verdict::incomplete(self.name(), "not judged: needs --lock");
+        let (lock, ever) = match judged_lock(self.name(), run, config) {
+            Ok(judged) => judged,
+            Err(not_judged) => return *not_judged,
         };
-        if !run.ended {
-            return Verdict::cut(self.name());
-        }
-        let ever = contender::ever(&run.tree, &config.rules, lock).len();
-        if ever == 0 {
-            return Verdict::incomplete(
-                self.name(),
-                format!("nothing to judge: {lock} never had a contender"),
-            );
-        }
         let standing = standing(run, config, lock);
         let leaked: Vec<&Standing<'_>> = standing
             .iter()

@@ -12,7 +12,7 @@ use crate::story;
 use crate::verdict::{Config, Judge, Verdict};
 use crate::watches;
 
-use super::leaks::standing;
+use super::leaks::{judged_lock, standing};
 
 pub struct Liveness;
 
@@ -22,19 +22,10 @@ impl Judge for Liveness {
     }
 
     fn judge(&self, run: &Run, config: &Config) -> Verdict {
-        let Some(lock) = config.lock.as_deref() else {
-            return Verdict::incomplete(self.name(), "not judged: needs --lock");
+        let (lock, ever) = match judged_lock(self.name(), run, config) {
+            Ok(judged) => judged,
+            Err(not_judged) => return *not_judged,
         };
-        if !run.ended {
-            return Verdict::cut(self.name());
-        }
-        let ever = contender::ever(&run.tree, &config.rules, lock).len();
-        if ever == 0 {
-            return Verdict::incomplete(
-                self.name(),
-                format!("nothing to judge: {lock} never had a contender"),
-            );
-        }
         let standing = standing(run, config, lock);
         let stuck: Vec<_> = standing
             .iter()
