@@ -4,6 +4,9 @@
 //! [`MyLock`] holds, [`BrokenLock`] is caught. [`OwnRecipes`] is the
 //! crate's recipe set, and `src/bin/my-zkcheck.rs` a `zkcheck` of its own
 //! over it: the tokens the tests print replay there (`--trace`, `--html`).
+//! [`TimedLock`] (module `timed`) is a second lock, one that reads its
+//! session timeout from [`RecipeParams`] to time its own LOST, with a flawed
+//! variant and one that hard-codes the timeout.
 //!
 //! The recipe: whoever creates the ephemeral node `<root>/lock` holds the
 //! lock; the others watch it with `exists` and try again when it goes. It
@@ -24,6 +27,10 @@
 //! holder's own fence (`fenced-mutex`: the resource cannot tell the two
 //! holders' writes apart).
 
+mod timed;
+
+pub use timed::{GuessedTimeoutLock, SuspendedHolderLock, Timed, TimedLock, GUESSED_TIMEOUT};
+
 use zkrecipes::lock::rounds::{Due, Rounds};
 use zkrecipes::{AppEvent, Family, Recipe, RecipeParams};
 use zksim::{
@@ -42,6 +49,9 @@ zkrecipes::recipe_set! {
     pub enum OwnRecipes {
         Lock(MyLock),
         Broken(BrokenLock),
+        Timed(TimedLock),
+        SuspendedHolder(SuspendedHolderLock),
+        GuessedTimeout(GuessedTimeoutLock),
     }
 }
 

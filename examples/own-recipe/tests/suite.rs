@@ -14,6 +14,7 @@ mod contract;
 mod monitor;
 mod roles;
 mod search;
+mod timeout;
 
 /// With `autotests = false` a file in `tests/` that is not declared above
 /// would never be built or run, silently.
