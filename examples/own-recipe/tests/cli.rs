@@ -2,7 +2,9 @@
 //! recipes, driven as a user drives it: the token a failing `cargo test`
 //! prints replays there and writes the viewer page; scenario files of the
 //! crate's recipes are checked, split into shards and merged; a recipe the
-//! binary does not know is refused with the names it does know.
+//! binary does not know is refused with the names it does know; the
+//! shipped scenario of the timed lock holds and names its flawed variants'
+//! violation.
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -157,5 +159,35 @@ fn scenario_files_of_my_recipes_check_shard_and_merge() {
         stdout.contains("own-lock") && stdout.contains("own-broken-lock"),
         "{stdout}"
     );
+    std::fs::remove_dir_all(dir).ok();
+}
+
+/// The shipped scenario of the lock that reads its session timeout:
+/// `my-zkcheck` finds it holds, and names the flawed variants' violation
+/// when the file names them instead.
+#[test]
+fn the_timed_lock_scenario_holds_and_its_flawed_variants_are_caught() {
+    let shipped =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/timed-lock.toml");
+    let out = my_zkcheck(&["check", shipped.to_str().unwrap(), "--quiet"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    assert!(stdout.contains("ok: every hard check held"), "{stdout}");
+
+    let toml = std::fs::read_to_string(&shipped).expect("the scenario reads");
+    let dir = scratch("timed");
+    for flawed in ["own-suspended-holder-lock", "own-guessed-timeout-lock"] {
+        let file = dir.join(format!("{flawed}.toml"));
+        let named = toml.replace(
+            "recipe = \"own-timed-lock\"",
+            &format!("recipe = \"{flawed}\""),
+        );
+        assert_ne!(named, toml, "the scenario names own-timed-lock");
+        std::fs::write(&file, named).unwrap();
+        let out = my_zkcheck(&["check", file.to_str().unwrap(), "--quiet"]);
+        let stdout = text(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{stdout}{}", text(&out.stderr));
+        assert!(stdout.contains("VIOLATION of owner"), "{flawed}: {stdout}");
+    }
     std::fs::remove_dir_all(dir).ok();
 }
