@@ -305,3 +305,37 @@ fn a_version_the_owner_read_is_no_fence_for_another_session() {
     let f = fenced(&h);
     assert_eq!(f.status, Status::Violation, "{}", story(&f));
 }
+
+#[test]
+fn a_version_another_session_read_while_the_writer_held_is_no_fence() {
+    // Session 1 holds; session 2 (say, the app's second connection) reads
+    // /R's version. Session 1 releases and writes with that version, which
+    // it never read itself: ZooKeeper cannot tell the two apart, so it is
+    // no fence — only a reply to the writer's own session is.
+    let mut h = Build::new();
+    h.connect(1).connect(2);
+    let mine = h.lock(1, "/L", "lock-");
+    h.lock(2, "/L", "lock-");
+    let v = h.read(2, "getData", "/R", false).unwrap();
+    h.delete(1, &mine);
+    h.set(1, "/R", v);
+    h.end();
+    let f = fenced(&h);
+    assert_eq!(f.status, Status::Violation, "{}", story(&f));
+    assert!(
+        f.summary.starts_with("session 0x1 wrote /R at zxid 6"),
+        "{}",
+        f.summary
+    );
+    assert!(!story(&f).contains("fenced by"), "{}", story(&f));
+    // The twin: the same write after session 1's own read while holding is fenced.
+    let mut h = Build::new();
+    h.connect(1).connect(2);
+    let mine = h.lock(1, "/L", "lock-");
+    h.lock(2, "/L", "lock-");
+    let v = h.read(1, "getData", "/R", false).unwrap();
+    h.delete(1, &mine);
+    h.set(1, "/R", v);
+    h.end();
+    assert_eq!(fenced(&h).status, Status::Ok, "{}", story(&fenced(&h)));
+}
