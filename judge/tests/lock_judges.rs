@@ -259,3 +259,33 @@ fn liveness_catches_a_waiter_that_never_watched() {
         text(&v)
     );
 }
+
+#[test]
+fn liveness_counts_a_fired_watch_as_gone_even_when_its_node_lives_on() {
+    // Watches are one-shot: session 2's data watch on its predecessor fires
+    // when the holder touches that node, and the node lives on. Without a
+    // new watch, nothing will tell session 2 when the node goes.
+    let waiter = |rearm: bool| {
+        let mut h = Build::new();
+        h.connect(1).connect(2);
+        let a = h.lock(1, "/L", "lock-");
+        h.lock(2, "/L", "lock-");
+        h.read(2, "getData", &a, true);
+        h.set(1, &a, -1);
+        h.notify(2, "NodeDataChanged", &a);
+        if rearm {
+            h.read(2, "getData", &a, true);
+        }
+        h.set(1, "/R", -1);
+        h.end();
+        judge(&Liveness, &h)
+    };
+    let v = waiter(false);
+    assert_eq!(v.status, Status::Violation, "{}", text(&v));
+    let t = text(&v);
+    assert!(t.contains("session 0x2 waits for ever"), "{t}");
+    assert!(t.contains("getData /L/lock-0000000000"), "{t}");
+    assert!(t.contains(", and it set none after"), "{t}");
+    let v = waiter(true);
+    assert_eq!(v.status, Status::Ok, "the watch set again: {}", text(&v));
+}
