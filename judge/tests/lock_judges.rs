@@ -289,3 +289,28 @@ fn liveness_counts_a_fired_watch_as_gone_even_when_its_node_lives_on() {
     let v = waiter(true);
     assert_eq!(v.status, Status::Ok, "the watch set again: {}", text(&v));
 }
+
+#[test]
+fn liveness_catches_a_waiter_watching_for_its_gone_predecessor_to_come_back() {
+    // The classic race: session 3's predecessor went away before its
+    // `exists`, which therefore set a watch for the name's creation. A
+    // sequential name never comes back: session 3 waits behind session 1
+    // for ever.
+    let mut h = Build::new();
+    h.connect(1).connect(2).connect(3);
+    h.lock(1, "/L", "lock-");
+    let b = h.lock(2, "/L", "lock-");
+    h.lock(3, "/L", "lock-");
+    h.delete(2, &b);
+    assert_eq!(h.read(3, "exists", &b, true), None);
+    h.set(1, "/R", -1);
+    h.end();
+    let v = judge(&Liveness, &h);
+    assert_eq!(v.status, Status::Violation, "{}", text(&v));
+    let t = text(&v);
+    assert!(t.contains("session 0x3 waits for ever"), "{t}");
+    assert!(
+        t.contains("waits for a node that will never come back"),
+        "{t}"
+    );
+}
