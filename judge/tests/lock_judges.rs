@@ -314,3 +314,36 @@ fn liveness_catches_a_waiter_watching_for_its_gone_predecessor_to_come_back() {
         "{t}"
     );
 }
+
+#[test]
+fn a_watching_read_whose_reply_was_lost_sets_no_watch() {
+    // Session 2's exists on its predecessor reached the server, but the
+    // reply went down with the connection: the client never learned of the
+    // watch and will not re-register it after the reconnect. Nothing wakes it.
+    let mut h = Build::new();
+    h.connect(1).connect(2);
+    let a = h.lock(1, "/L", "lock-");
+    h.lock(2, "/L", "lock-");
+    h.read(2, "exists", &a, true);
+    let lost = h.records().len() - 1;
+    h.drop_connection(2);
+    h.reattach(2, 1);
+    h.set(1, "/R", -1);
+    h.end();
+    let mut records = h.records();
+    match &mut records[lost] {
+        zkjudge::history::Record::Reply { lost, .. } => *lost = true,
+        other => panic!("record {lost} is no reply: {other:?}"),
+    }
+    let run = zkjudge::run::Run::from_records(records);
+    let v = Liveness.judge(&run, &config());
+    assert_eq!(v.status, Status::Violation, "{}", text(&v));
+    assert!(
+        text(&v).contains("session 0x2 waits for ever"),
+        "{}",
+        text(&v)
+    );
+    // The twin: the reply arrived, the watch stands, session 2 waits well.
+    let v = judge(&Liveness, &h);
+    assert_eq!(v.status, Status::Ok, "{}", text(&v));
+}
