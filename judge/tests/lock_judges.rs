@@ -347,3 +347,34 @@ fn a_watching_read_whose_reply_was_lost_sets_no_watch() {
     let v = judge(&Liveness, &h);
     assert_eq!(v.status, Status::Ok, "{}", text(&v));
 }
+
+#[test]
+fn herd_counts_an_expiry_that_takes_the_holders_node_as_a_release() {
+    // The naive lock's holder expires: its ephemeral /L/lock goes with the
+    // closeSession, and every waiter's watch fires at that zxid.
+    let mut h = Build::new();
+    for s in 1..=4 {
+        h.connect(s);
+    }
+    h.create(1, "/L/lock", "ephemeral");
+    for s in 2..=4 {
+        h.read(s, "exists", "/L/lock", true);
+    }
+    h.silence(1);
+    let expiry = h.expire(1);
+    for s in 2..=4 {
+        h.notify(s, "NodeDeleted", "/L/lock");
+    }
+    h.end();
+    let v = judge(&Herd, &h);
+    assert_eq!(v.status, Status::Violation, "{}", text(&v));
+    assert!(
+        v.summary.contains(&format!(
+            "one change of /L at zxid {expiry} woke 3 sessions"
+        )),
+        "{}",
+        text(&v)
+    );
+    assert_eq!(figure(&v, "releases"), "1");
+    assert_eq!(figure(&v, "notifications charged to no zxid"), "0");
+}
