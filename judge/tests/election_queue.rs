@@ -229,3 +229,25 @@ fn election_does_not_count_a_closed_sessions_candidate_as_leader() {
     assert_eq!(v.status, Status::Ok, "{}", text(&v));
     assert!(v.summary.contains("session 0x2 led /E"), "{}", v.summary);
 }
+
+#[test]
+fn queue_does_not_count_an_item_still_queued_as_lost() {
+    // Two items queued, one taken and reported: the other is still in the
+    // queue at the end, not lost.
+    let mut h = Build::new();
+    h.connect(1).connect(2);
+    let first = h.create_with(1, "/Q/entry-", "persistent_sequential", "item-0");
+    h.create_with(1, "/Q/entry-", "persistent_sequential", "item-1");
+    h.delete(2, &first);
+    h.create(2, "/R/item-0", "persistent");
+    h.end();
+    let v = judge(&Queue, &h);
+    assert_eq!(v.status, Status::Ok, "{}", text(&v));
+    assert!(
+        v.summary.starts_with(
+            "1 items taken from /Q, each reported consumed exactly once (1 left in the queue)"
+        ),
+        "{}",
+        v.summary
+    );
+}
