@@ -378,3 +378,36 @@ fn herd_counts_an_expiry_that_takes_the_holders_node_as_a_release() {
     assert_eq!(figure(&v, "releases"), "1");
     assert_eq!(figure(&v, "notifications charged to no zxid"), "0");
 }
+
+#[test]
+fn liveness_names_the_newest_contender_of_a_session_that_queued_twice() {
+    // Session 2's first create was retried (its reply lost): both its
+    // contenders wait behind session 1, and it watches nothing. The one it
+    // waits with is the newer; the older is the leak's to report.
+    let mut h = Build::new();
+    h.connect(1).connect(2);
+    h.lock(1, "/L", "lock-");
+    let older = h.lock(2, "/L", "lock-");
+    let newer = h.lock(2, "/L", "lock-");
+    h.set(1, "/R", -1);
+    h.end();
+    let v = judge(&Liveness, &h);
+    assert_eq!(v.status, Status::Violation, "{}", text(&v));
+    assert!(
+        v.summary.contains(&format!(
+            "{} of /L has nothing left to wait for",
+            newer.trim_start_matches("/L/")
+        )),
+        "{}",
+        text(&v)
+    );
+    assert_eq!(figure(&v, "stuck"), "1", "{}", text(&v));
+    let v = judge(&Leaks, &h);
+    assert_eq!(v.status, Status::Violation, "{}", text(&v));
+    assert!(
+        v.summary
+            .contains(&format!("first: {}", older.trim_start_matches("/L/"))),
+        "{}",
+        text(&v)
+    );
+}
