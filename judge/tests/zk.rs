@@ -218,3 +218,30 @@ fn a_zxid_only_a_lost_reply_carried_does_not_bind_the_session() {
     assert_eq!(v.status, Status::Violation, "{}", text(&v));
     assert!(text(&v).contains("went down from 2 to 1"), "{}", text(&v));
 }
+
+#[test]
+fn an_ephemeral_made_after_its_sessions_close_is_caught_as_made_after() {
+    let mut h = Build::new();
+    h.connect(1);
+    let closed = h.close(1);
+    // The leader takes a create for session 1 after closing it.
+    h.push(Record::Commit {
+        t: 9,
+        zxid: closed + 1,
+        session: 1,
+        xid: Some(9),
+        txn: TxnRecord::Create {
+            path: "/L/late".into(),
+            data: String::new(),
+            ephemeral_owner: 1,
+        },
+    });
+    h.end();
+    let v = judge(&Ephemerals, &h);
+    assert_eq!(v.status, Status::Violation, "{}", text(&v));
+    let t = text(&v);
+    assert!(
+        t.contains("yet /L/late was created at zxid 3 (line 8), after its session was gone"),
+        "{t}"
+    );
+}
