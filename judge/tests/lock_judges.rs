@@ -411,3 +411,43 @@ fn liveness_names_the_newest_contender_of_a_session_that_queued_twice() {
         text(&v)
     );
 }
+
+#[test]
+fn herd_counts_sessions_woken_not_notifications() {
+    // Session 2 watches its predecessor and /L's children: one release
+    // fires both of its watches. One session woken is no herd.
+    let mut h = Build::new();
+    h.connect(1).connect(2);
+    let a = h.lock(1, "/L", "lock-");
+    h.lock(2, "/L", "lock-");
+    h.read(2, "exists", &a, true);
+    h.read(2, "getChildren", "/L", true);
+    h.delete(1, &a);
+    h.notify(2, "NodeDeleted", &a)
+        .notify(2, "NodeChildrenChanged", "/L");
+    h.end();
+    let v = judge(&Herd, &h);
+    assert_eq!(v.status, Status::Ok, "{}", text(&v));
+    assert_eq!(figure(&v, "notifications per release (max)"), "2");
+}
+
+#[test]
+fn leaks_spares_a_holder_with_a_watch_that_can_still_fire() {
+    // Session 1 watched its /config before it queued and was granted the
+    // lock at once; it has not acted yet, but that watch can still wake it.
+    let holder = |watch: bool| {
+        let mut h = Build::new();
+        h.connect(1);
+        h.create(1, "/config", "persistent");
+        h.read(1, "getData", "/config", watch);
+        h.lock(1, "/L", "lock-");
+        h.end();
+        judge(&Leaks, &h)
+    };
+    let v = holder(true);
+    assert_eq!(v.status, Status::Ok, "{}", text(&v));
+    // The twin without the watch is the holder that never acted.
+    let v = holder(false);
+    assert_eq!(v.status, Status::Violation, "{}", text(&v));
+    assert!(text(&v).contains("sent nothing after that"), "{}", text(&v));
+}
