@@ -196,3 +196,58 @@ fn queue_catches_a_report_of_an_item_never_queued_and_is_incomplete_with_nothing
     h.end();
     assert_eq!(judge(&Queue, &h).status, Status::Incomplete);
 }
+
+#[test]
+fn election_does_not_count_a_closed_sessions_candidate_as_leader() {
+    // Session 1's candidate is persistent (an app bug): it outlives the
+    // session, stays lowest, and nobody can lead. A candidate of a closed
+    // session is no leader.
+    let after_expiry = |cleaned_up: bool| {
+        let mut h = Build::new();
+        h.connect(1).connect(2);
+        let stale = h.create(1, "/E/_c_1-latch-", "persistent_sequential");
+        h.lock(2, "/E", "_c_2-latch-");
+        h.set(1, "/R", -1);
+        h.silence(1);
+        h.expire(1);
+        if cleaned_up {
+            h.delete(2, &stale);
+        }
+        h.end();
+        judge(&ElectionLiveness, &h)
+    };
+    let v = after_expiry(false);
+    assert_eq!(v.status, Status::Violation, "{}", text(&v));
+    let t = text(&v);
+    assert!(t.contains("no leader after the last fault"), "{t}");
+    assert!(
+        t.contains("candidates at the end: _c_1-latch-0000000000 (session 0x1), _c_2-latch-0000000001 (session 0x2)"),
+        "{t}"
+    );
+    // The twin: once session 2 removes the stale candidate, it leads.
+    let v = after_expiry(true);
+    assert_eq!(v.status, Status::Ok, "{}", text(&v));
+    assert!(v.summary.contains("session 0x2 led /E"), "{}", v.summary);
+}
+
+#[test]
+fn queue_does_not_count_an_item_still_queued_as_lost() {
+    // Two items queued, one taken and reported: the other is still in the
+    // queue at the end, not lost.
+    let mut h = Build::new();
+    h.connect(1).connect(2);
+    let first = h.create_with(1, "/Q/entry-", "persistent_sequential", "item-0");
+    h.create_with(1, "/Q/entry-", "persistent_sequential", "item-1");
+    h.delete(2, &first);
+    h.create(2, "/R/item-0", "persistent");
+    h.end();
+    let v = judge(&Queue, &h);
+    assert_eq!(v.status, Status::Ok, "{}", text(&v));
+    assert!(
+        v.summary.starts_with(
+            "1 items taken from /Q, each reported consumed exactly once (1 left in the queue)"
+        ),
+        "{}",
+        v.summary
+    );
+}

@@ -259,3 +259,195 @@ fn liveness_catches_a_waiter_that_never_watched() {
         text(&v)
     );
 }
+
+#[test]
+fn liveness_counts_a_fired_watch_as_gone_even_when_its_node_lives_on() {
+    // Watches are one-shot: session 2's data watch on its predecessor fires
+    // when the holder touches that node, and the node lives on. Without a
+    // new watch, nothing will tell session 2 when the node goes.
+    let waiter = |rearm: bool| {
+        let mut h = Build::new();
+        h.connect(1).connect(2);
+        let a = h.lock(1, "/L", "lock-");
+        h.lock(2, "/L", "lock-");
+        h.read(2, "getData", &a, true);
+        h.set(1, &a, -1);
+        h.notify(2, "NodeDataChanged", &a);
+        if rearm {
+            h.read(2, "getData", &a, true);
+        }
+        h.set(1, "/R", -1);
+        h.end();
+        judge(&Liveness, &h)
+    };
+    let v = waiter(false);
+    assert_eq!(v.status, Status::Violation, "{}", text(&v));
+    let t = text(&v);
+    assert!(t.contains("session 0x2 waits for ever"), "{t}");
+    assert!(t.contains("getData /L/lock-0000000000"), "{t}");
+    assert!(t.contains(", and it set none after"), "{t}");
+    let v = waiter(true);
+    assert_eq!(v.status, Status::Ok, "the watch set again: {}", text(&v));
+}
+
+#[test]
+fn liveness_catches_a_waiter_watching_for_its_gone_predecessor_to_come_back() {
+    // The classic race: session 3's predecessor went away before its
+    // `exists`, which therefore set a watch for the name's creation. A
+    // sequential name never comes back: session 3 waits behind session 1
+    // for ever.
+    let mut h = Build::new();
+    h.connect(1).connect(2).connect(3);
+    h.lock(1, "/L", "lock-");
+    let b = h.lock(2, "/L", "lock-");
+    h.lock(3, "/L", "lock-");
+    h.delete(2, &b);
+    assert_eq!(h.read(3, "exists", &b, true), None);
+    h.set(1, "/R", -1);
+    h.end();
+    let v = judge(&Liveness, &h);
+    assert_eq!(v.status, Status::Violation, "{}", text(&v));
+    let t = text(&v);
+    assert!(t.contains("session 0x3 waits for ever"), "{t}");
+    assert!(
+        t.contains("waits for a node that will never come back"),
+        "{t}"
+    );
+}
+
+#[test]
+fn a_watching_read_whose_reply_was_lost_sets_no_watch() {
+    // Session 2's exists on its predecessor reached the server, but the
+    // reply went down with the connection: the client never learned of the
+    // watch and will not re-register it after the reconnect. Nothing wakes it.
+    let mut h = Build::new();
+    h.connect(1).connect(2);
+    let a = h.lock(1, "/L", "lock-");
+    h.lock(2, "/L", "lock-");
+    h.read(2, "exists", &a, true);
+    let lost = h.records().len() - 1;
+    h.drop_connection(2);
+    h.reattach(2, 1);
+    h.set(1, "/R", -1);
+    h.end();
+    let mut records = h.records();
+    match &mut records[lost] {
+        zkjudge::history::Record::Reply { lost, .. } => *lost = true,
+        other => panic!("record {lost} is no reply: {other:?}"),
+    }
+    let run = zkjudge::run::Run::from_records(records);
+    let v = Liveness.judge(&run, &config());
+    assert_eq!(v.status, Status::Violation, "{}", text(&v));
+    assert!(
+        text(&v).contains("session 0x2 waits for ever"),
+        "{}",
+        text(&v)
+    );
+    // The twin: the reply arrived, the watch stands, session 2 waits well.
+    let v = judge(&Liveness, &h);
+    assert_eq!(v.status, Status::Ok, "{}", text(&v));
+}
+
+#[test]
+fn herd_counts_an_expiry_that_takes_the_holders_node_as_a_release() {
+    // The naive lock's holder expires: its ephemeral /L/lock goes with the
+    // closeSession, and every waiter's watch fires at that zxid.
+    let mut h = Build::new();
+    for s in 1..=4 {
+        h.connect(s);
+    }
+    h.create(1, "/L/lock", "ephemeral");
+    for s in 2..=4 {
+        h.read(s, "exists", "/L/lock", true);
+    }
+    h.silence(1);
+    let expiry = h.expire(1);
+    for s in 2..=4 {
+        h.notify(s, "NodeDeleted", "/L/lock");
+    }
+    h.end();
+    let v = judge(&Herd, &h);
+    assert_eq!(v.status, Status::Violation, "{}", text(&v));
+    assert!(
+        v.summary.contains(&format!(
+            "one change of /L at zxid {expiry} woke 3 sessions"
+        )),
+        "{}",
+        text(&v)
+    );
+    assert_eq!(figure(&v, "releases"), "1");
+    assert_eq!(figure(&v, "notifications charged to no zxid"), "0");
+}
+
+#[test]
+fn liveness_names_the_newest_contender_of_a_session_that_queued_twice() {
+    // Session 2's first create was retried (its reply lost): both its
+    // contenders wait behind session 1, and it watches nothing. The one it
+    // waits with is the newer; the older is the leak's to report.
+    let mut h = Build::new();
+    h.connect(1).connect(2);
+    h.lock(1, "/L", "lock-");
+    let older = h.lock(2, "/L", "lock-");
+    let newer = h.lock(2, "/L", "lock-");
+    h.set(1, "/R", -1);
+    h.end();
+    let v = judge(&Liveness, &h);
+    assert_eq!(v.status, Status::Violation, "{}", text(&v));
+    assert!(
+        v.summary.contains(&format!(
+            "{} of /L has nothing left to wait for",
+            newer.trim_start_matches("/L/")
+        )),
+        "{}",
+        text(&v)
+    );
+    assert_eq!(figure(&v, "stuck"), "1", "{}", text(&v));
+    let v = judge(&Leaks, &h);
+    assert_eq!(v.status, Status::Violation, "{}", text(&v));
+    assert!(
+        v.summary
+            .contains(&format!("first: {}", older.trim_start_matches("/L/"))),
+        "{}",
+        text(&v)
+    );
+}
+
+#[test]
+fn herd_counts_sessions_woken_not_notifications() {
+    // Session 2 watches its predecessor and /L's children: one release
+    // fires both of its watches. One session woken is no herd.
+    let mut h = Build::new();
+    h.connect(1).connect(2);
+    let a = h.lock(1, "/L", "lock-");
+    h.lock(2, "/L", "lock-");
+    h.read(2, "exists", &a, true);
+    h.read(2, "getChildren", "/L", true);
+    h.delete(1, &a);
+    h.notify(2, "NodeDeleted", &a)
+        .notify(2, "NodeChildrenChanged", "/L");
+    h.end();
+    let v = judge(&Herd, &h);
+    assert_eq!(v.status, Status::Ok, "{}", text(&v));
+    assert_eq!(figure(&v, "notifications per release (max)"), "2");
+}
+
+#[test]
+fn leaks_spares_a_holder_with_a_watch_that_can_still_fire() {
+    // Session 1 watched its /config before it queued and was granted the
+    // lock at once; it has not acted yet, but that watch can still wake it.
+    let holder = |watch: bool| {
+        let mut h = Build::new();
+        h.connect(1);
+        h.create(1, "/config", "persistent");
+        h.read(1, "getData", "/config", watch);
+        h.lock(1, "/L", "lock-");
+        h.end();
+        judge(&Leaks, &h)
+    };
+    let v = holder(true);
+    assert_eq!(v.status, Status::Ok, "{}", text(&v));
+    // The twin without the watch is the holder that never acted.
+    let v = holder(false);
+    assert_eq!(v.status, Status::Violation, "{}", text(&v));
+    assert!(text(&v).contains("sent nothing after that"), "{}", text(&v));
+}

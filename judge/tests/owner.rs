@@ -305,3 +305,98 @@ fn a_version_the_owner_read_is_no_fence_for_another_session() {
     let f = fenced(&h);
     assert_eq!(f.status, Status::Violation, "{}", story(&f));
 }
+
+#[test]
+fn a_version_another_session_read_while_the_writer_held_is_no_fence() {
+    // Session 1 holds; session 2 (say, the app's second connection) reads
+    // /R's version. Session 1 releases and writes with that version, which
+    // it never read itself: ZooKeeper cannot tell the two apart, so it is
+    // no fence — only a reply to the writer's own session is.
+    let mut h = Build::new();
+    h.connect(1).connect(2);
+    let mine = h.lock(1, "/L", "lock-");
+    h.lock(2, "/L", "lock-");
+    let v = h.read(2, "getData", "/R", false).unwrap();
+    h.delete(1, &mine);
+    h.set(1, "/R", v);
+    h.end();
+    let f = fenced(&h);
+    assert_eq!(f.status, Status::Violation, "{}", story(&f));
+    assert!(
+        f.summary.starts_with("session 0x1 wrote /R at zxid 6"),
+        "{}",
+        f.summary
+    );
+    assert!(!story(&f).contains("fenced by"), "{}", story(&f));
+    // The twin: the same write after session 1's own read while holding is fenced.
+    let mut h = Build::new();
+    h.connect(1).connect(2);
+    let mine = h.lock(1, "/L", "lock-");
+    h.lock(2, "/L", "lock-");
+    let v = h.read(1, "getData", "/R", false).unwrap();
+    h.delete(1, &mine);
+    h.set(1, "/R", v);
+    h.end();
+    assert_eq!(fenced(&h).status, Status::Ok, "{}", story(&fenced(&h)));
+}
+
+#[test]
+fn a_version_read_of_another_node_is_no_fence() {
+    // Session 1 read its own contender's version (0) while holding, not
+    // /R's: a write to /R with expected version 0 is a guess, no fence.
+    let mut h = Build::new();
+    h.connect(1).connect(2);
+    let mine = h.lock(1, "/L", "lock-");
+    h.lock(2, "/L", "lock-");
+    let v = h.read(1, "getData", &mine, false).unwrap();
+    h.delete(1, &mine);
+    h.set(1, "/R", v);
+    h.end();
+    let f = fenced(&h);
+    assert_eq!(f.status, Status::Violation, "{}", story(&f));
+    assert!(!story(&f).contains("fenced by"), "{}", story(&f));
+}
+
+#[test]
+fn a_check_of_the_writers_node_under_another_lock_is_no_fence() {
+    // Session 2 waits under /L but holds a contender under /E: checking
+    // that one says nothing about /L.
+    let mut h = Build::new();
+    h.connect(1).connect(2);
+    h.lock(1, "/L", "lock-");
+    h.lock(2, "/L", "lock-");
+    let elsewhere = h.lock(2, "/E", "lock-");
+    h.checked_set(2, &elsewhere, "/R");
+    h.end();
+    let f = fenced(&h);
+    assert_eq!(f.status, Status::Violation, "{}", story(&f));
+    assert!(f.notes.is_empty(), "{:?}", f.notes);
+}
+
+#[test]
+fn a_write_under_a_read_lock_is_not_an_owners() {
+    // kazoo's read lock: the lowest contender is a reader; it may read,
+    // but nobody holds /L for writing.
+    let mut h = Build::new();
+    h.connect(1).connect(2);
+    let reader = h.lock(1, "/L", "aaaa__rlock__");
+    h.lock(2, "/L", "bbbb__lock__");
+    h.set(1, "/R", -1);
+    h.delete(1, &reader);
+    h.end();
+    let v = strict(&h);
+    assert_eq!(v.status, Status::Violation, "{}", story(&v));
+    assert!(
+        story(&v).contains("nobody held /L for writing: its lowest contender is a reader"),
+        "{}",
+        story(&v)
+    );
+    // The same write under its write lock is the owner's.
+    let mut h = Build::new();
+    h.connect(1);
+    let writer = h.lock(1, "/L", "aaaa__lock__");
+    h.set(1, "/R", -1);
+    h.delete(1, &writer);
+    h.end();
+    assert_eq!(strict(&h).status, Status::Ok, "{}", story(&strict(&h)));
+}

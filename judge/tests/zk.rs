@@ -183,3 +183,65 @@ fn guarantees_with_nothing_to_judge_are_incomplete() {
         assert!(v.summary.starts_with("nothing to judge"), "{}", v.summary);
     }
 }
+
+/// The history with the reply at record `index` lost: the server sent it
+/// on a connection that was already gone, so the client never saw it.
+fn with_lost_reply(h: &Build, index: usize) -> zkjudge::run::Run {
+    let mut records = h.records();
+    match &mut records[index] {
+        Record::Reply { lost, .. } => *lost = true,
+        other => panic!("record {index} is no reply: {other:?}"),
+    }
+    zkjudge::run::Run::from_records(records)
+}
+
+#[test]
+fn a_zxid_only_a_lost_reply_carried_does_not_bind_the_session() {
+    // Session 1's write commits at zxid 2 but its reply is lost with the
+    // connection: the client saw zxid 1 at most, so a server that applied
+    // only zxid 1 may answer it after the reconnect.
+    let mut h = Build::new();
+    h.connect(1);
+    h.set(1, "/R", -1);
+    let lost = h.records().len() - 1;
+    h.drop_connection(1);
+    h.reattach(1, 1);
+    h.read_at(1, "getData", "/R", false, 1);
+    h.end();
+    let run = with_lost_reply(&h, lost);
+    for j in [&SessionZxids as &dyn Judge, &ReadApplied] {
+        let v = j.judge(&run, &Config::default());
+        assert_eq!(v.status, Status::Ok, "{}: {}", j.name(), text(&v));
+    }
+    // The twin: the reply arrived, so the same read goes back in time.
+    let v = judge(&SessionZxids, &h);
+    assert_eq!(v.status, Status::Violation, "{}", text(&v));
+    assert!(text(&v).contains("went down from 2 to 1"), "{}", text(&v));
+}
+
+#[test]
+fn an_ephemeral_made_after_its_sessions_close_is_caught_as_made_after() {
+    let mut h = Build::new();
+    h.connect(1);
+    let closed = h.close(1);
+    // The leader takes a create for session 1 after closing it.
+    h.push(Record::Commit {
+        t: 9,
+        zxid: closed + 1,
+        session: 1,
+        xid: Some(9),
+        txn: TxnRecord::Create {
+            path: "/L/late".into(),
+            data: String::new(),
+            ephemeral_owner: 1,
+        },
+    });
+    h.end();
+    let v = judge(&Ephemerals, &h);
+    assert_eq!(v.status, Status::Violation, "{}", text(&v));
+    let t = text(&v);
+    assert!(
+        t.contains("yet /L/late was created at zxid 3 (line 8), after its session was gone"),
+        "{t}"
+    );
+}
