@@ -198,3 +198,54 @@ fn shrink_scenario_cli_says_so_and_keep_scenario_keeps_it() {
     assert!(help.out.contains("--keep-scenario"), "{}", help.out);
     assert!(help.out.contains("exact topology"), "{}", help.out);
 }
+
+/// Shards whose counterexample runs on a smaller scenario merge (the
+/// token's scenario is the result's, reduced: same name, recipe and
+/// checks), and the merge says so in the same line.
+#[test]
+fn shrink_scenario_shards_of_a_reduced_counterexample_merge() {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/lock-sequential-faults.toml");
+    let text = std::fs::read_to_string(path)
+        .unwrap()
+        .replace(
+            "recipe = \"sequential\"",
+            "recipe = \"sequential-blind-retry\"",
+        )
+        .replace(
+            "hard = [\"mutex\", \"fenced-mutex\", \"liveness\", \"leaks\"]",
+            "hard = [\"liveness\"]",
+        );
+    let file = write_input("shrink_scenario", "blind-shards.toml", &text);
+    let mut parts = Vec::new();
+    for shard in ["0/2", "1/2"] {
+        let ran = zk(&[
+            "check",
+            &file,
+            "--schedules",
+            "40",
+            "--jobs",
+            "1",
+            "--shard",
+            shard,
+            "--json",
+        ]);
+        let name = format!("blind-{}.json", shard.replace('/', "-"));
+        parts.push(write_input("shrink_scenario", &name, &ran.out));
+    }
+    assert!(
+        std::fs::read_to_string(&parts[0])
+            .unwrap()
+            .contains("\"reductions\":[\"servers 3 → 1\""),
+        "the JSON lists the reductions"
+    );
+    let merged = zk(&["merge", &parts[0], &parts[1]]);
+    assert!(merged.err.is_empty(), "{}", merged.err);
+    assert!(
+        merged
+            .out
+            .contains("shrunk on a smaller scenario: servers 3 → 1"),
+        "{}",
+        merged.out
+    );
+}
