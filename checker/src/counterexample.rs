@@ -11,7 +11,7 @@ use crate::explore::replay::replay;
 use crate::explore::Failure;
 use crate::monitor::{Property, Violation};
 use crate::scenario::{property_name, Scenario};
-use crate::shrink::shrink_until;
+use crate::shrink::{shrink_with, Phases};
 use crate::stop::StopReason;
 use crate::token::Token;
 
@@ -45,6 +45,11 @@ pub struct Counterexample {
     /// A lasso ([`crate::lasso`]): the steps from this one to the end
     /// repeat for ever; the trace marks it and the token carries it.
     pub cycle_from: Option<usize>,
+    /// How the shrinker made the scenario smaller ("servers 3 → 1",
+    /// "clients 4 → 2"; [`crate::shrink::scenario`]); empty when the
+    /// counterexample runs on the scenario checked. The trace and the
+    /// token are of the smaller scenario (the token carries it whole).
+    pub reductions: Vec<String>,
 }
 
 impl Counterexample {
@@ -62,6 +67,17 @@ impl Counterexample {
         failure: &Failure,
         stop: &dyn Fn() -> Option<StopReason>,
     ) -> (Self, Option<Token<C>>) {
+        Self::shrunk_with(scenario, failure, Phases::All, stop)
+    }
+
+    /// [`Counterexample::shrunk_until`] with the shrinker's `phases`
+    /// ([`Phases::KeepScenario`]: on the scenario as checked).
+    pub fn shrunk_with<C: RecipeSet>(
+        scenario: &Scenario<C>,
+        failure: &Failure,
+        phases: Phases,
+        stop: &dyn Fn() -> Option<StopReason>,
+    ) -> (Self, Option<Token<C>>) {
         // The first reason `stop` gave, if it ever did: only then was
         // shrinking cut short.
         let cut_short = RefCell::new(None);
@@ -75,7 +91,15 @@ impl Counterexample {
         if let Some(from) = failure.cycle_from {
             return Self::lasso(scenario, failure, from, &stopped, &cut_short);
         }
-        let shrunk = shrink_until(scenario, &failure.schedule, &failure.violation, &stopped);
+        let shrunk = shrink_with(
+            scenario,
+            &failure.schedule,
+            &failure.violation,
+            phases,
+            &stopped,
+        );
+        // The trace and token are of the scenario the schedule runs on.
+        let scenario = &shrunk.scenario;
         let mut c = Counterexample {
             violation: shrunk.violation,
             seed: failure.seed,
@@ -87,6 +111,7 @@ impl Counterexample {
             trace: String::new(),
             token: None,
             cycle_from: None,
+            reductions: shrunk.reductions.clone(),
         };
         let Some(indices) = shrunk.schedule.to_indices(scenario) else {
             c.trace = "(internal error: the shrunk schedule does not replay)\n".into();
@@ -125,6 +150,7 @@ impl Counterexample {
             trace: String::new(),
             token: None,
             cycle_from: Some(from),
+            reductions: Vec::new(),
         };
         let Some(indices) = schedule.to_indices(scenario) else {
             c.trace = "(internal error: the lasso does not replay)\n".into();
@@ -142,6 +168,24 @@ impl Counterexample {
     /// The property that broke.
     pub fn property(&self) -> Property {
         self.violation.property
+    }
+
+    /// The line that says the counterexample runs on a smaller scenario
+    /// than the one checked (`None` when it does not).
+    pub fn reductions_line(&self) -> Option<String> {
+        Self::describe_reductions(&self.reductions)
+    }
+
+    /// "shrunk on a smaller scenario: servers 3 → 1, clients 4 → 2 (the
+    /// token carries it)" for the reductions a shrinker made (`None` if
+    /// none): the one wording of every summary (a check's, a merge's).
+    pub fn describe_reductions(reductions: &[String]) -> Option<String> {
+        (!reductions.is_empty()).then(|| {
+            format!(
+                "shrunk on a smaller scenario: {} (the token carries it)",
+                reductions.join(", ")
+            )
+        })
     }
 }
 
@@ -188,6 +232,9 @@ impl fmt::Display for Counterexample {
                 self.steps,
                 self.shrink_attempts
             )?;
+        }
+        if let Some(line) = self.reductions_line() {
+            writeln!(f, "{line}")?;
         }
         if let Some(reason) = &self.shrink_cut_short {
             writeln!(f, "(shrinking ended early: {reason})")?;

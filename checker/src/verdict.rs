@@ -15,6 +15,7 @@ use crate::explore::{self, Exploration, Failure, Options};
 use crate::monitor::Property;
 use crate::progress::Progress;
 use crate::scenario::{property_name, Scenario, Search};
+use crate::shrink::Phases;
 use crate::token::Token;
 
 pub use crate::contract::unjudged;
@@ -118,10 +119,14 @@ pub fn conclude<C: RecipeSet>(
     progress: &Progress,
 ) -> Verdict {
     let started = std::time::Instant::now(); // printed only, never decides anything
-    let counterexample = exploration
-        .failure
-        .as_ref()
-        .map(|f| Counterexample::shrunk_until(scenario, f, &|| progress.stopped()).0);
+    let counterexample = exploration.failure.as_ref().map(|f| {
+        let phases = if options.keep_scenario {
+            Phases::KeepScenario
+        } else {
+            Phases::All
+        };
+        Counterexample::shrunk_with(scenario, f, phases, &|| progress.stopped()).0
+    });
     let shrink = if exploration.failure.is_some() {
         started.elapsed()
     } else {
@@ -166,6 +171,7 @@ pub fn of_replay<C: RecipeSet>(
                 .encode(),
         ),
         cycle_from,
+        reductions: Vec::new(),
     });
     let exploration = Exploration {
         schedules: 1,

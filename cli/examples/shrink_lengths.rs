@@ -1,11 +1,13 @@
 //! How short the shrinker makes liveness and leak counterexamples: for each
 //! shipped flawed variant that breaks `liveness` or `leaks` (and the seed
 //! rows of `docs/VERDICTS.md` that do), the first failing seed of a random
-//! sweep from seed 0, its length, and the shrunk length — by phase 1 alone
-//! (removing events: the shrinker before completion and the searches) and
-//! by the whole shrinker — with the replays, search states and wall time
-//! each spent, the story's ingredients, and the length no counterexample
-//! of the same story can go below (the breadth-first search from the
+//! sweep from seed 0, its length, and the shrunk length — by the shrinker
+//! on the scenario as written (`Phases::KeepScenario`, `--keep-scenario`)
+//! and by the default one, which may also reduce the scenario (fewer
+//! servers, clients, rounds, shorter times) — with the replays, search
+//! states and wall time each spent, the reductions made, the story's
+//! ingredients, and the length no counterexample of the same story (on
+//! the reduced scenario) can go below (the breadth-first search from the
 //! initial state). The figures of `docs/VERDICTS.md`, "Shrinking".
 //!
 //! ```text
@@ -115,10 +117,11 @@ fn main() {
     let schedules: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(20_000);
     let jobs: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(2);
     println!(
-        "| scenario | recipe | check | seed | raw | phase 1 (replays, time) | \
-         all phases (replays, states, time) | no story shorter than | ingredients |"
+        "| scenario | recipe | check | seed | raw | scenario kept (replays, states, time) | \
+         scenario reduced (replays, states, time) | reductions | no story shorter than | \
+         ingredients |"
     );
-    println!("|---|---|---|---:|---:|---:|---:|---:|---|");
+    println!("|---|---|---|---:|---:|---:|---:|---|---:|---|");
     let (mut before, mut after) = (Vec::new(), Vec::new());
     let (mut before_time, mut after_time) = (0.0, 0.0);
     for &(file, swap, check) in CASES {
@@ -132,7 +135,7 @@ fn main() {
         let recipe = swap.map_or(scenario.recipe.as_str(), |(_, to)| to);
         let Some(failure) = found.failure else {
             println!(
-                "| `{file}` | `{recipe}` | {} | not found in {schedules} | | | | | |",
+                "| `{file}` | `{recipe}` | {} | not found in {schedules} | | | | | | |",
                 property_name(check)
             );
             continue;
@@ -148,12 +151,12 @@ fn main() {
             );
             (shrunk, started.elapsed().as_secs_f64())
         };
-        let (removing, removing_time) = shrink(Phases::Removing);
+        let (kept, kept_time) = shrink(Phases::KeepScenario);
         let (all, all_time) = shrink(Phases::All);
         assert_eq!(all.violation.property, check);
-        before.push(removing.schedule.len());
+        before.push(kept.schedule.len());
         after.push(all.schedule.len());
-        before_time += removing_time;
+        before_time += kept_time;
         after_time += all_time;
         println!("<!-- {} -->", composition(&all.schedule.events));
         let bound = match all.no_shorter_than {
@@ -161,13 +164,19 @@ fn main() {
             n if n == all.schedule.len() => format!("{n} (shortest)"),
             n => n.to_string(),
         };
+        let reductions = if all.reductions.is_empty() {
+            "—".to_string()
+        } else {
+            all.reductions.join(", ")
+        };
         println!(
-            "| `{file}` | `{recipe}` | {} | {} | {} | {} ({}, {removing_time:.2}s) | **{}** ({}, {}, {all_time:.2}s) | {bound} | {} |",
+            "| `{file}` | `{recipe}` | {} | {} | {} | {} ({}, {}, {kept_time:.2}s) | **{}** ({}, {}, {all_time:.2}s) | {reductions} | {bound} | {} |",
             property_name(check),
             failure.seed.unwrap_or(0),
             failure.schedule.len(),
-            removing.schedule.len(),
-            removing.attempts,
+            kept.schedule.len(),
+            kept.attempts,
+            kept.states,
             all.schedule.len(),
             all.attempts,
             all.states,
@@ -177,8 +186,8 @@ fn main() {
     let over = |lengths: &[usize]| lengths.iter().filter(|&&n| n > 25).count();
     let longest = |lengths: &[usize]| lengths.iter().max().copied().unwrap_or(0);
     println!(
-        "\n{} cases; phase 1: longest {} steps, {} over 25, {before_time:.1}s in all; \
-         all phases: longest {} steps, {} over 25, {after_time:.1}s in all",
+        "\n{} cases; scenario kept: longest {} steps, {} over 25, {before_time:.1}s in all; \
+         scenario reduced: longest {} steps, {} over 25, {after_time:.1}s in all",
         after.len(),
         longest(&before),
         over(&before),

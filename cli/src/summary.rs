@@ -167,6 +167,11 @@ pub struct FoundCounterexample {
     /// to the end repeat for ever.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cycle_from: Option<usize>,
+    /// How the shrinker made the scenario smaller ("servers 3 → 1", …):
+    /// the token's scenario is the result's scenario so reduced. Left out
+    /// when empty (the token's scenario is the result's own).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reductions: Vec<String>,
 }
 
 /// One shard inside a merge: what it was given, ran and found.
@@ -239,6 +244,7 @@ impl FoundCounterexample {
             shrink_cut_short: c.shrink_cut_short.as_ref().map(|r| r.to_string()),
             token: c.token.clone(),
             cycle_from: c.cycle_from,
+            reductions: c.reductions.clone(),
         }
     }
 }

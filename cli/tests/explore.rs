@@ -9,8 +9,8 @@ use zkcheck::explore::{self, Exploration, Options};
 use zkcheck::monitor::Property;
 use zkcheck::progress::Progress;
 use zkcheck::scenario::{Scenario, Search};
-use zkcheck::shrink;
 use zkcheck::Schedule;
+use zkcheck::{shrink, shrink_with, Phases};
 
 fn scenario_file(name: &str) -> Scenario {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -201,11 +201,12 @@ fn ignoring_session_events_is_caught_under_expiries_and_the_reference_passes() {
     let shrunk = shrink(&flawed, &failure.schedule, &failure.violation);
     assert_eq!(shrunk.violation.property, Property::MutualExclusion);
     assert!(shrunk.schedule.len() <= failure.schedule.len());
+    // On the scenario the shrunk schedule runs on (maybe a smaller one).
     let token = zkcheck::token::Token::new(
-        flawed.clone(),
+        shrunk.scenario.clone(),
         shrunk
             .schedule
-            .to_indices(&flawed)
+            .to_indices(&shrunk.scenario)
             .expect("replays strictly"),
     )
     .encode();
@@ -308,18 +309,24 @@ fn bfs_finds_a_shortest_counterexample() {
     let bfs_failure = bfs.failure.expect("BFS finds the stale holder");
     assert_eq!(bfs_failure.violation.property, Property::MutualExclusion);
     assert!(bfs_failure.schedule.faults() == 1, "the kill is needed");
-    // Nothing shorter fails: shrinking the BFS schedule cannot remove a step,
-    // and a shrunk random counterexample is never shorter.
-    let again = shrink(&scenario, &bfs_failure.schedule, &bfs_failure.violation);
+    // Nothing shorter fails on this scenario: shrinking the BFS schedule
+    // on it cannot remove a step, and a random counterexample shrunk on it
+    // is never shorter.
+    let keep = |f: &zkcheck::explore::Failure| {
+        shrink_with(
+            &scenario,
+            &f.schedule,
+            &f.violation,
+            Phases::KeepScenario,
+            &|| false,
+        )
+    };
+    let again = keep(&bfs_failure);
     assert_eq!(again.schedule.len(), bfs_failure.schedule.len());
     let random_failure = random(&scenario, 2000)
         .failure
         .expect("random finds it too");
-    let shrunk = shrink(
-        &scenario,
-        &random_failure.schedule,
-        &random_failure.violation,
-    );
+    let shrunk = keep(&random_failure);
     assert!(bfs_failure.schedule.len() <= shrunk.schedule.len());
 }
 
@@ -338,22 +345,19 @@ fn shrinking_keeps_the_property_and_never_grows() {
     assert!(shrunk.schedule.len() <= failure.schedule.len());
     assert_eq!(shrunk.violation.property, failure.violation.property);
     // The shrunk schedule replays strictly, to the violation it reports.
-    let indices = shrunk
-        .schedule
-        .to_indices(&scenario)
-        .expect("replays strictly");
-    let replayed = zkcheck::explore::replay::replay(&scenario, &indices).unwrap();
+    // On the scenario it runs on (maybe a smaller one).
+    let on = &shrunk.scenario;
+    let indices = shrunk.schedule.to_indices(on).expect("replays strictly");
+    let replayed = zkcheck::explore::replay::replay(on, &indices).unwrap();
     assert_eq!(replayed.run.violation.as_ref(), Some(&shrunk.violation));
     assert_eq!(replayed.run.schedule, shrunk.schedule);
     // Deterministic.
     let again = shrink(&scenario, &failure.schedule, &failure.violation);
     assert_eq!(again.schedule, shrunk.schedule);
+    assert_eq!(&again.scenario, on);
     // Nothing left to drop: every single-step removal loses the failure
     // or changes its story (`zkcheck::shrink::story`).
-    assert_eq!(
-        removable_steps(&scenario, &shrunk.schedule, &shrunk.story),
-        0
-    );
+    assert_eq!(removable_steps(on, &shrunk.schedule, &shrunk.story), 0);
 }
 
 /// How many single steps could still be removed with the failure's story

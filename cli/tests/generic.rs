@@ -68,10 +68,10 @@ fn a_broken_type_is_caught_shrunk_and_replayed_by_its_token() {
     let shrunk = shrink(&s, &failure.schedule, &failure.violation);
     assert!(shrunk.schedule.len() <= failure.schedule.len());
 
-    let indices = shrunk.schedule.to_indices(&s).unwrap();
-    let line = Token::new(s.clone(), indices).encode();
+    let indices = shrunk.schedule.to_indices(&shrunk.scenario).unwrap();
+    let line = Token::new(shrunk.scenario.clone(), indices).encode();
     let token = Token::decode_as::<SequentialStringSort>(&line).unwrap();
-    assert_eq!(token.scenario, s);
+    assert_eq!(token.scenario, shrunk.scenario);
     let replayed = replay(&token.scenario, &token.indices).unwrap();
     assert_eq!(replayed.run.violation, Some(shrunk.violation));
 

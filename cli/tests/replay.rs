@@ -60,8 +60,8 @@ fn a_failure_replays_from_its_token_to_the_same_violation() {
         .failure
         .expect("watch-lowest makes a herd");
     let shrunk = shrink(&scenario, &found.schedule, &found.violation);
-    let indices = shrunk.schedule.to_indices(&scenario).unwrap();
-    let text = Token::new(scenario.clone(), indices).encode();
+    let indices = shrunk.schedule.to_indices(&shrunk.scenario).unwrap();
+    let text = Token::new(shrunk.scenario.clone(), indices).encode();
     let first = {
         let t = Token::decode(&text).unwrap();
         replay(&t.scenario, &t.indices).unwrap()

@@ -63,9 +63,9 @@ fn both_ways(file: &str, flawed: &str, correct: &str, properties: &[Property], s
     assert!(shrunk.schedule.len() <= failure.schedule.len());
     let indices = shrunk
         .schedule
-        .to_indices(&scenario)
+        .to_indices(&shrunk.scenario)
         .expect("replays strictly");
-    let token = Token::decode(&Token::new(scenario.clone(), indices).encode()).unwrap();
+    let token = Token::decode(&Token::new(shrunk.scenario.clone(), indices).encode()).unwrap();
     let replayed = replay(&token.scenario, &token.indices).unwrap();
     assert_eq!(replayed.run.violation.as_ref(), Some(&shrunk.violation));
     eprintln!(
@@ -115,8 +115,8 @@ fn a_consumer_that_forgets_a_lost_take_loses_the_item() {
     );
     let shrunk = shrink(&flawed, &failure.schedule, &failure.violation);
     assert_eq!(shrunk.violation.property, Property::QueueSafety);
-    let indices = shrunk.schedule.to_indices(&flawed).unwrap();
-    let token = Token::decode(&Token::new(flawed.clone(), indices).encode()).unwrap();
+    let indices = shrunk.schedule.to_indices(&shrunk.scenario).unwrap();
+    let token = Token::decode(&Token::new(shrunk.scenario.clone(), indices).encode()).unwrap();
     let replayed = replay(&token.scenario, &token.indices).unwrap();
     assert_eq!(replayed.run.violation.as_ref(), Some(&shrunk.violation));
     let ok = random(&scenario, 2000);

@@ -27,9 +27,9 @@ fn shrunk(scenario: &Scenario) -> (zkcheck::explore::Failure, zkcheck::Shrunk, S
     let shrunk = shrink(scenario, &failure.schedule, &failure.violation);
     let indices = shrunk
         .schedule
-        .to_indices(scenario)
-        .expect("a shrunk schedule replays strictly");
-    let replayed = replay(scenario, &indices).expect("it replays");
+        .to_indices(&shrunk.scenario)
+        .expect("a shrunk schedule replays strictly on its own scenario");
+    let replayed = replay(&shrunk.scenario, &indices).expect("it replays");
     assert_eq!(
         replayed.run.violation.as_ref(),
         Some(&shrunk.violation),
@@ -70,6 +70,8 @@ fn assert_same_story(scenario: &Scenario) -> (zkcheck::Shrunk, String) {
     );
     let again = shrink(scenario, &failure.schedule, &failure.violation);
     assert_eq!(again.schedule, s.schedule, "deterministic");
+    assert_eq!(again.scenario, s.scenario, "deterministic");
+    assert_eq!(again.reductions, s.reductions);
     (s, trace)
 }
 
@@ -101,19 +103,20 @@ fn shrink_story_a_lost_delete_stays_lost() {
 }
 
 /// A run of no faults shrinks to a shortest counterexample, and says so;
-/// the exhaustive search (breadth-first, every story) finds nothing of the
-/// same story shorter.
+/// the exhaustive search (breadth-first, every story) on the scenario it
+/// runs on finds nothing of the same story shorter.
 #[test]
 fn shrink_story_a_lost_wakeup_is_shrunk_to_a_shortest_one() {
     let scenario = seed_scenario("zklock-nofaults.toml");
     let (s, _) = assert_same_story(&scenario);
     assert_eq!(s.no_shorter_than, s.schedule.len(), "proved shortest");
-    let mut options = zkcheck::explore::Options::from_scenario(&scenario);
+    // On the scenario the counterexample runs on (a reduced one).
+    let mut options = zkcheck::explore::Options::from_scenario(&s.scenario);
     options.strategy = zkcheck::scenario::Search::Bfs;
     options.depth = s.schedule.len() - 1;
     options.jobs = 2;
     let bfs = zkcheck::explore::explorer(&options)
-        .explore(&scenario, &zkcheck::progress::Progress::hidden());
+        .explore(&s.scenario, &zkcheck::progress::Progress::hidden());
     if let Some(f) = bfs.failure {
         assert_ne!(
             shape(&f.violation.explanation),
@@ -143,6 +146,8 @@ fn shrink_story_a_correct_twin_is_never_shrunk_into_a_failure() {
         assert!(run.violation.is_none(), "{file}: {:?}", run.violation);
         let claimed = shrink(&twin, &run.schedule, &s.violation);
         assert_eq!(claimed.schedule, run.schedule, "{file}: nothing adopted");
+        assert!(claimed.reductions.is_empty(), "{file}: no smaller scenario");
+        assert_eq!(claimed.scenario, twin);
         assert!(claimed.attempts > 0, "candidates were tried");
         let replayed = drive(
             &twin,

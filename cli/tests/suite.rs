@@ -48,6 +48,7 @@ mod serve;
 mod session_flaws;
 mod shards;
 mod shards_cli;
+mod shrink_scenario;
 mod shrink_story;
 mod symmetry;
 mod token;

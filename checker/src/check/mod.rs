@@ -308,6 +308,16 @@ impl<C: RecipeSet> Check<C> {
         self
     }
 
+    /// Shrink a counterexample on the scenario as built (`true`), not on a
+    /// smaller one (the default, `false`: fewer servers, clients, rounds
+    /// or shorter times where the failure tells the same story; its
+    /// [`Counterexample::reductions`] say how). Keep it to see the failure
+    /// on your exact topology.
+    pub fn keep_scenario(mut self, keep: bool) -> Self {
+        self.options.keep_scenario = keep;
+        self
+    }
+
     /// Like [`Check::bfs`], depth first.
     pub fn dfs(mut self, depth: usize) -> Self {
         self.options.strategy = Search::Dfs;

@@ -53,6 +53,9 @@ pub struct Options {
     pub cycles: bool,
     /// BFS/DFS: distinct states at most (the search stops incomplete past it).
     pub max_states: usize,
+    /// Shrink on the scenario as checked: no smaller scenario for the
+    /// counterexample ([`crate::shrink::Phases::KeepScenario`]).
+    pub keep_scenario: bool,
 }
 
 impl Options {
@@ -72,6 +75,7 @@ impl Options {
             max_states: e.max_states.map_or(exhaustive::MAX_STATES, |n| {
                 usize::try_from(n).unwrap_or(usize::MAX)
             }),
+            keep_scenario: false,
         }
     }
 }

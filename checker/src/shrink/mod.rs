@@ -12,6 +12,19 @@
 //!    lower index in the enabled list. A candidate that runs out of events
 //!    stops there. What this phase leaves are the story's ingredients: a
 //!    fault it could not drop was needed.
+//!
+//!    **Reducing the scenario** ([`scenario`]): the scenarios one step
+//!    smaller (one server, one client fewer, one round fewer, shorter
+//!    hold, think and session times) are tried in a fixed order, each by
+//!    replaying the schedule's events on it leniently with completion
+//!    (events of a removed client or server left out); the first whose
+//!    run tells the story replaces scenario and schedule, and the list is
+//!    made again from it. When none does, phase 1 runs again on the
+//!    reduced scenario, and phase 2 follows there; after phase 2 the
+//!    (shorter) schedule is tried on smaller scenarios again, and if one
+//!    is taken, phases 1 and 2 run again on it. Phase 3 ends shrinking. The reductions
+//!    made are in [`Shrunk::reductions`]; [`Phases::KeepScenario`] skips
+//!    this (to see the failure on the topology as written).
 //! 2. **Completing and searching endings**: the same passes, but a
 //!    candidate that runs out of events is completed by the first enabled
 //!    ordinary event until the run ends (a liveness or leak verdict is
@@ -26,18 +39,20 @@
 //!    shortest; out of states at depth `d`, none of `d` steps or fewer
 //!    exists. [`Shrunk::no_shorter_than`] says which.
 //!
-//! Every accepted change makes the schedule shorter, or as long with
-//! lexicographically smaller indices, so shrinking ends; the passes and
+//! Every accepted change makes the scenario smaller, or keeps it and makes
+//! the schedule shorter, or as long with lexicographically smaller
+//! indices, so shrinking ends; the passes and
 //! searches visit events in the world's deterministic order and the state
 //! budgets count states, not time, so the same failure always shrinks to
 //! the same schedule (only `stop`, Ctrl-C or a time limit, can cut it
 //! short).
 
 mod passes;
+pub mod scenario;
 mod search;
 pub mod story;
 
-use zkrecipes::{AppEvent, RecipeSet};
+use zkrecipes::{AnyRecipe, AppEvent, RecipeSet};
 use zksim::{Event, Happening};
 
 use crate::monitor::Violation;
@@ -57,7 +72,13 @@ const START_STATES: usize = 20_000;
 
 /// The result of shrinking.
 #[derive(Clone, Debug)]
-pub struct Shrunk {
+pub struct Shrunk<C: RecipeSet = AnyRecipe> {
+    /// The scenario `schedule` runs on: the one shrunk on, or a smaller
+    /// one ([`Shrunk::reductions`] says how).
+    pub scenario: Scenario<C>,
+    /// How the scenario was made smaller, in order, each readably
+    /// ("servers 3 → 1", "clients 4 → 2"); empty when it was kept.
+    pub reductions: Vec<String>,
     /// The shortest schedule found that still tells the story.
     pub schedule: Schedule,
     /// The violation at its end (the same property and story; its words
@@ -86,7 +107,10 @@ pub enum Phases {
     /// Phase 1 only: the shrinker as it was before completion and the
     /// searches (kept to measure what they add, `examples/shrink_lengths`).
     Removing,
-    /// All three.
+    /// All three on the scenario as written: no reduction of the scenario
+    /// (`zkcheck check --keep-scenario`: the failure on one's own topology).
+    KeepScenario,
+    /// All three, and the scenario reduced after phase 1 (the default).
     All,
 }
 
@@ -95,7 +119,7 @@ pub fn shrink<C: RecipeSet>(
     scenario: &Scenario<C>,
     failing: &Schedule,
     violation: &Violation,
-) -> Shrunk {
+) -> Shrunk<C> {
     shrink_until(scenario, failing, violation, &|| false)
 }
 
@@ -106,7 +130,7 @@ pub fn shrink_until<C: RecipeSet>(
     failing: &Schedule,
     violation: &Violation,
     stop: &dyn Fn() -> bool,
-) -> Shrunk {
+) -> Shrunk<C> {
     shrink_with(scenario, failing, violation, Phases::All, stop)
 }
 
@@ -117,11 +141,11 @@ pub fn shrink_with<C: RecipeSet>(
     violation: &Violation,
     phases: Phases,
     stop: &dyn Fn() -> bool,
-) -> Shrunk {
+) -> Shrunk<C> {
     let indices = failing.to_indices(scenario).unwrap_or_default();
     let (_, marks) = state_after(scenario, &failing.events);
     let mut s = Shrinker {
-        scenario,
+        scenario: scenario.clone(),
         story: Story::of(violation),
         attempts: 0,
         schedule: failing.clone(),
@@ -136,6 +160,8 @@ pub fn shrink_with<C: RecipeSet>(
     s.story.fix_ingredients(s.marks);
     if phases == Phases::Removing {
         return Shrunk {
+            scenario: s.scenario,
+            reductions: Vec::new(),
             states: 0,
             ingredients: s.marks.names(),
             story: s.story,
@@ -145,15 +171,32 @@ pub fn shrink_with<C: RecipeSet>(
             no_shorter_than: 0,
         };
     }
-    // 2. Completing, and shorter endings.
-    s.complete = true;
+    let reduce = phases == Phases::All;
+    let mut reductions = Vec::new();
+    let mut reduced = reduce && reduce_scenario(&mut s, &mut reductions);
     let mut ending_states = ENDING_STATES;
     loop {
-        let mut changed = s.round();
-        if !changed {
-            changed = search_endings(&mut s, &mut ending_states);
+        if reduced {
+            // 1 again, on the smaller scenario.
+            s.complete = false;
+            while s.round() && !s.out_of_time() {}
         }
-        if !changed || s.out_of_time() {
+        // 2. Completing, and shorter endings.
+        s.complete = true;
+        loop {
+            let mut changed = s.round();
+            if !changed {
+                changed = search_endings(&mut s, &mut ending_states);
+            }
+            if !changed || s.out_of_time() {
+                break;
+            }
+        }
+        // A shorter schedule may carry over to a smaller scenario where
+        // the longer one did not: reduce again, and if that helps, 1 and
+        // 2 again there (the state budget of 2 is shared).
+        reduced = reduce && !s.out_of_time() && reduce_scenario(&mut s, &mut reductions);
+        if !reduced {
             break;
         }
     }
@@ -161,6 +204,8 @@ pub fn shrink_with<C: RecipeSet>(
     let mut start_states = START_STATES;
     let no_shorter_than = search_from_start(&mut s, &mut start_states);
     Shrunk {
+        scenario: s.scenario,
+        reductions: reductions.iter().map(|c| c.to_string()).collect(),
         states: (ENDING_STATES - ending_states) + (START_STATES - start_states),
         ingredients: s.marks.names(),
         story: s.story,
@@ -169,6 +214,29 @@ pub fn shrink_with<C: RecipeSet>(
         attempts: s.attempts,
         no_shorter_than,
     }
+}
+
+/// The reduction phase (module docs): move to the first smaller scenario
+/// whose run tells the story, again and again; whether any was taken. The
+/// changes made are recorded in `reductions`.
+fn reduce_scenario<C: RecipeSet>(
+    s: &mut Shrinker<'_, C>,
+    reductions: &mut Vec<scenario::Change>,
+) -> bool {
+    s.complete = true;
+    let mut reduced = false;
+    'smaller: while !s.out_of_time() {
+        for candidate in scenario::smaller(&s.scenario) {
+            let events = candidate.events(&s.schedule.events);
+            if s.try_scenario(candidate.scenario, &events) {
+                scenario::record(reductions, candidate.change);
+                reduced = true;
+                continue 'smaller;
+            }
+        }
+        break;
+    }
+    reduced
 }
 
 /// The model after `events` (strictly replayed, stopping at a violation)
@@ -196,7 +264,7 @@ fn search_endings<C: RecipeSet>(s: &mut Shrinker<'_, C>, states: &mut usize) -> 
     let mut prefix = s.schedule.len();
     while prefix > 0 && *states > 0 && !s.out_of_time() {
         prefix -= 1;
-        let (start, marks) = state_after(s.scenario, &s.schedule.events[..prefix]);
+        let (start, marks) = state_after(&s.scenario, &s.schedule.events[..prefix]);
         let faults: Vec<Event> = s.schedule.events[prefix..]
             .iter()
             .filter(|e| is_injected_fault(e))
@@ -243,7 +311,7 @@ fn search_from_start<C: RecipeSet>(s: &mut Shrinker<'_, C>, states: &mut usize) 
         states,
         stop: s.stop,
     };
-    match search.run(SystemState::new(s.scenario), Marks::default()) {
+    match search.run(SystemState::new(&s.scenario), Marks::default()) {
         Ending::Found(events) => {
             let shortest = events.len();
             // Replayed like any candidate (it ends at the violation, so

@@ -36,7 +36,9 @@ const ALTERNATIVES: usize = 2;
 
 /// The current counterexample and what judges a candidate against it.
 pub(super) struct Shrinker<'a, C: RecipeSet> {
-    pub scenario: &'a Scenario<C>,
+    /// The scenario the schedule runs on: the one checked, or a smaller
+    /// one the reduction phase ([`super::scenario`]) moved to.
+    pub scenario: Scenario<C>,
     pub story: Story,
     pub attempts: usize,
     pub schedule: Schedule,
@@ -49,6 +51,14 @@ pub(super) struct Shrinker<'a, C: RecipeSet> {
     /// Asked before every replay: `true` ends shrinking with what it has
     /// (Ctrl-C, the time limit).
     pub stop: &'a dyn Fn() -> bool,
+}
+
+/// A candidate's run that told the story.
+struct Accepted {
+    schedule: Schedule,
+    indices: Vec<u32>,
+    violation: Violation,
+    marks: Marks,
 }
 
 /// Lenient replay of a candidate, then (if asked) its completion.
@@ -92,29 +102,60 @@ impl<C: RecipeSet> Shrinker<'_, C> {
     /// search found, already paid for in states).
     pub fn judge(&mut self, events: &[Event]) -> bool {
         self.attempts += 1;
+        let Some(c) = self.replay(&self.scenario, events) else {
+            return false;
+        };
+        let smaller = (c.schedule.len(), &c.indices) < (self.schedule.len(), &self.indices);
+        if smaller {
+            self.take(c);
+        }
+        smaller
+    }
+
+    /// Try `events` on `scenario`, a smaller scenario than the current one:
+    /// kept (with the scenario) if the run tells the same story, however
+    /// long its schedule (a smaller scenario comes first in the order
+    /// that makes shrinking end).
+    pub fn try_scenario(&mut self, scenario: Scenario<C>, events: &[Event]) -> bool {
+        if self.out_of_time() {
+            return false;
+        }
+        self.attempts += 1;
+        let Some(c) = self.replay(&scenario, events) else {
+            return false;
+        };
+        self.scenario = scenario;
+        self.take(c);
+        true
+    }
+
+    /// Replay `events` leniently on `scenario` (completed if asked): the
+    /// run, if it tells the story.
+    fn replay(&self, scenario: &Scenario<C>, events: &[Event]) -> Option<Accepted> {
         let mut chooser = Candidate {
             events,
             next: 0,
             complete: self.complete,
         };
         let mut marks = Marks::default();
-        let run = drive(self.scenario, &mut chooser, |_, event, log| {
+        let run = drive(scenario, &mut chooser, |_, event, log| {
             marks.add(event, log)
         });
-        let Some(v) = run.violation.filter(|v| self.story.accepts(v, marks)) else {
-            return false;
-        };
-        let Some(indices) = run.schedule.to_indices(self.scenario) else {
-            return false;
-        };
-        let smaller = (run.schedule.len(), &indices) < (self.schedule.len(), &self.indices);
-        if smaller {
-            self.schedule = run.schedule;
-            self.indices = indices;
-            self.violation = v;
-            self.marks = marks;
-        }
-        smaller
+        let violation = run.violation.filter(|v| self.story.accepts(v, marks))?;
+        let indices = run.schedule.to_indices(scenario)?;
+        Some(Accepted {
+            schedule: run.schedule,
+            indices,
+            violation,
+            marks,
+        })
+    }
+
+    fn take(&mut self, c: Accepted) {
+        self.schedule = c.schedule;
+        self.indices = c.indices;
+        self.violation = c.violation;
+        self.marks = c.marks;
     }
 
     /// Every cheap pass once; whether any changed the schedule.
@@ -203,7 +244,7 @@ impl<C: RecipeSet> Shrinker<'_, C> {
         {
             let mut chooser =
                 AlternativesRecorder::new(&self.schedule.events, ALTERNATIVES, &mut alternatives);
-            drive(self.scenario, &mut chooser, |_, _, _| {});
+            drive(&self.scenario, &mut chooser, |_, _, _| {});
         }
         for (step, alts) in alternatives.into_iter().enumerate() {
             for alt in alts {

@@ -128,6 +128,9 @@ fn print_merged(io: &mut Text, m: &Summary) {
             c.found_steps,
             c.steps
         );
+        if let Some(line) = zkcheck::Counterexample::describe_reductions(&c.reductions) {
+            say!(io, "{line}");
+        }
         if let Some(reason) = &c.shrink_cut_short {
             say!(io, "(shrinking ended early: {reason})");
         }

@@ -190,6 +190,14 @@ pub struct CheckArgs {
     /// [default: `explore.cycles`, on where liveness is hard].
     #[arg(long)]
     pub no_cycles: bool,
+    /// Shrink a counterexample on the scenario as written. By default the
+    /// shrinker may also make the scenario smaller (one server, fewer
+    /// clients, fewer rounds, shorter hold, think and session times) when
+    /// the failure tells the same story there, for a shorter trace (the
+    /// token carries the smaller scenario); keep it to see the failure on
+    /// your exact topology.
+    #[arg(long)]
+    pub keep_scenario: bool,
     /// Stop after this long and report what was explored (exit 3): `90`,
     /// `90s`, `15m`, `2h`.
     #[arg(long, value_name = "DURATION")]

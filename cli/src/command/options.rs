@@ -40,6 +40,7 @@ pub fn options<C: zksim::Client>(
     if args.no_por {
         options.por = false;
     }
+    options.keep_scenario = args.keep_scenario;
     if let Some(n) = args.max_states {
         let n = l::MAX_STATES.named("--max-states").check(n)?;
         options.max_states = usize::try_from(n).unwrap_or(usize::MAX);

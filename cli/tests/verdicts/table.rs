@@ -318,11 +318,12 @@ pub struct Found {
 pub fn find(scenario: &Scenario, schedules: u64, jobs: usize) -> Option<Found> {
     let failure = sweep(scenario, schedules, jobs).failure?;
     let shrunk = shrink(scenario, &failure.schedule, &failure.violation);
+    // The shrunk schedule runs on its own scenario (maybe a smaller one).
     let indices = shrunk
         .schedule
-        .to_indices(scenario)
+        .to_indices(&shrunk.scenario)
         .expect("a shrunk schedule replays strictly");
-    let token = Token::new(scenario.clone(), indices).encode();
+    let token = Token::new(shrunk.scenario.clone(), indices).encode();
     // Replay through the token, as a reader would.
     let decoded = Token::decode(&token).expect("our own token decodes");
     let replayed = replay(&decoded.scenario, &decoded.indices).expect("the token replays");

@@ -1,0 +1,470 @@
+//! Shrinking the *input*: the scenarios one step smaller than a given one.
+//!
+//! A liveness or leak counterexample on three servers and four clients is
+//! long because of the scenario, not the schedule: every write is a step
+//! plus a follower apply per follower, and the end of a run waits for all
+//! of them and for every client's rounds and hold times. No schedule pass
+//! can remove those steps; a smaller scenario can. The replay token
+//! carries the whole scenario ([`crate::token`]), so a counterexample on a
+//! smaller one replays as easily as on the scenario as written.
+//!
+//! [`smaller`] lists the candidates in a fixed order, each valid by
+//! [`Scenario::validate`] (the rules a scenario file passes) and each with
+//! a readable change ("servers 3 → 1"). Each candidate lowers one number
+//! and raises none (servers, clients, rounds, hold, think and session
+//! times), so any chain of accepted reductions ends. [`Reduction::events`]
+//! carries a schedule over: the events of a removed server or client are
+//! left out, later clients are renumbered, a connect to a removed server
+//! goes to server 0.
+
+use std::fmt;
+
+use zkrecipes::{RecipeSet, Workload};
+use zksim::{Event, Fault};
+
+use crate::aim::Target;
+use crate::scenario::Scenario;
+
+/// One number of a scenario made smaller: `field from → to`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Change {
+    /// What changed, as a reader names it (`servers`, `clients`,
+    /// `rounds of producer`, …).
+    pub field: String,
+    /// Its value before.
+    pub from: u64,
+    /// Its value after.
+    pub to: u64,
+}
+
+impl fmt::Display for Change {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {} → {}", self.field, self.from, self.to)
+    }
+}
+
+/// Append `change` to `changes`, merged into the last one when it carries
+/// on the same field (`clients 4 → 3`, `clients 3 → 2` read `clients 4 → 2`).
+pub fn record(changes: &mut Vec<Change>, change: Change) {
+    match changes.last_mut() {
+        Some(last) if last.field == change.field && last.to == change.from => last.to = change.to,
+        _ => changes.push(change),
+    }
+}
+
+/// How a schedule's events map onto the smaller scenario.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mapping {
+    /// Every event carries over.
+    Same,
+    /// Only server 0 is left.
+    OneServer,
+    /// This client is gone; later clients move down by one.
+    WithoutClient(usize),
+}
+
+/// A candidate: the smaller scenario and what changed.
+#[derive(Clone, Debug)]
+pub struct Reduction<C: RecipeSet> {
+    /// The smaller scenario (valid).
+    pub scenario: Scenario<C>,
+    /// What changed.
+    pub change: Change,
+    mapping: Mapping,
+}
+
+impl<C: RecipeSet> Reduction<C> {
+    /// `events` (of the larger scenario) as events of the smaller one.
+    pub fn events(&self, events: &[Event]) -> Vec<Event> {
+        events
+            .iter()
+            .filter_map(|e| map_event(self.mapping, e))
+            .collect()
+    }
+}
+
+fn map_event(mapping: Mapping, event: &Event) -> Option<Event> {
+    match mapping {
+        Mapping::Same => Some(event.clone()),
+        Mapping::OneServer => match event {
+            Event::Apply { .. } => None,
+            Event::Fault(Fault::Partition { .. } | Fault::Heal { .. }) => None,
+            Event::Connect { client, .. } => Some(Event::Connect {
+                client: *client,
+                server: 0,
+            }),
+            e => Some(e.clone()),
+        },
+        Mapping::WithoutClient(gone) => {
+            let moved = |c: usize| match c.cmp(&gone) {
+                std::cmp::Ordering::Less => Some(c),
+                std::cmp::Ordering::Equal => None,
+                std::cmp::Ordering::Greater => Some(c - 1),
+            };
+            Some(match event {
+                Event::Request { client } => Event::Request {
+                    client: moved(*client)?,
+                },
+                Event::Receive { client } => Event::Receive {
+                    client: moved(*client)?,
+                },
+                Event::Timer { client } => Event::Timer {
+                    client: moved(*client)?,
+                },
+                Event::Connect { client, server } => Event::Connect {
+                    client: moved(*client)?,
+                    server: *server,
+                },
+                Event::Fault(f) => Event::Fault(match *f {
+                    Fault::DropConnection { client } => Fault::DropConnection {
+                        client: moved(client)?,
+                    },
+                    Fault::Silence { client } => Fault::Silence {
+                        client: moved(client)?,
+                    },
+                    Fault::KillSession { client } => Fault::KillSession {
+                        client: moved(client)?,
+                    },
+                    Fault::Pause { client } => Fault::Pause {
+                        client: moved(client)?,
+                    },
+                    Fault::Crash { client } => Fault::Crash {
+                        client: moved(client)?,
+                    },
+                    Fault::Partition { server } => Fault::Partition { server },
+                    Fault::Heal { server } => Fault::Heal { server },
+                }),
+                e => e.clone(),
+            })
+        }
+    }
+}
+
+/// The scenarios one step smaller than `s`, in a fixed order: one server
+/// in place of several; one client fewer (the last of the scenario, or of
+/// each group of more than one, last group first); one round fewer; hold,
+/// think and session times halved. Only valid ones are listed.
+pub fn smaller<C: RecipeSet>(s: &Scenario<C>) -> Vec<Reduction<C>> {
+    let mut out = Vec::new();
+    let mut push = |candidate: Option<(Scenario<C>, Change, Mapping)>| {
+        if let Some((scenario, change, mapping)) = candidate {
+            if scenario.validate().is_ok() {
+                out.push(Reduction {
+                    scenario,
+                    change,
+                    mapping,
+                });
+            }
+        }
+    };
+    push(one_server(s));
+    if s.groups.is_empty() {
+        push(without_client(s, None));
+    } else {
+        for g in (0..s.groups.len()).rev() {
+            push(without_client(s, Some(g)));
+        }
+    }
+    let halve = |n: u64| n / 2;
+    let fields: [(&str, TimeField); 2] = [
+        ("hold_ticks", |w| &mut w.hold_ticks),
+        ("think_ticks", |w| &mut w.think_ticks),
+    ];
+    for g in workload_owners(s) {
+        push(workload_change(s, g, "rounds", |w| {
+            let from = u64::from(w.rounds);
+            (w.rounds > 1).then(|| {
+                w.rounds -= 1;
+                (from, from - 1)
+            })
+        }));
+        for (name, field) in fields {
+            push(workload_change(s, g, name, |w| {
+                let value = field(w);
+                let from = *value;
+                (from > 0).then(|| {
+                    *value = halve(from);
+                    (from, *value)
+                })
+            }));
+        }
+    }
+    push(shorter_session_timeout(s));
+    out
+}
+
+/// A workload's time field (hold or think ticks).
+type TimeField = fn(&mut Workload) -> &mut u64;
+
+/// Whose workload the clients run: the scenario's (`None`) without
+/// groups, else each group's.
+fn workload_owners<C: RecipeSet>(s: &Scenario<C>) -> Vec<Option<usize>> {
+    if s.groups.is_empty() {
+        vec![None]
+    } else {
+        (0..s.groups.len()).map(Some).collect()
+    }
+}
+
+fn one_server<C: RecipeSet>(s: &Scenario<C>) -> Option<(Scenario<C>, Change, Mapping)> {
+    let from = s.ensemble.servers;
+    if from <= 1 {
+        return None;
+    }
+    let mut t = s.clone();
+    t.ensemble.servers = 1;
+    // No follower is left to cut off; a pin to a server that is gone pins
+    // nothing (server 0 is the only one).
+    t.faults.partitions = 0;
+    t.aims.partitions = None;
+    t.pins.retain(|&(_, server)| server == 0);
+    let change = Change {
+        field: "servers".into(),
+        from: from as u64,
+        to: 1,
+    };
+    Some((t, change, Mapping::OneServer))
+}
+
+/// One client fewer: the last of the scenario (`group` `None`) or of that
+/// group. `None` when none can go or an aim names the client that would.
+fn without_client<C: RecipeSet>(
+    s: &Scenario<C>,
+    group: Option<usize>,
+) -> Option<(Scenario<C>, Change, Mapping)> {
+    let mut t = s.clone();
+    let gone = match group {
+        None => s.clients.checked_sub(1).filter(|&c| c > 0)?,
+        Some(g) => {
+            let count = s.groups[g].count;
+            if count <= 1 {
+                return None;
+            }
+            t.groups[g].count -= 1;
+            s.groups[..=g].iter().map(|g| g.count).sum::<usize>() - 1
+        }
+    };
+    t.clients -= 1;
+    let moved = |c: usize| if c > gone { c - 1 } else { c };
+    t.pins = s
+        .pins
+        .iter()
+        .filter(|&&(c, _)| c != gone)
+        .map(|&(c, server)| (moved(c), server))
+        .collect();
+    let a = &mut t.aims;
+    for aim in [
+        &mut a.connection_drops,
+        &mut a.expiries,
+        &mut a.kills,
+        &mut a.pauses,
+        &mut a.crashes,
+    ] {
+        if let Some(Target::Index(c)) = aim {
+            if *c == gone {
+                return None;
+            }
+            *c = moved(*c);
+        }
+    }
+    let field = match group {
+        Some(g) if s.groups.len() > 1 => format!("clients of {}", s.groups[g].role),
+        _ => "clients".into(),
+    };
+    let (from, to) = match group {
+        None => (s.clients, t.clients),
+        Some(g) => (s.groups[g].count, t.groups[g].count),
+    };
+    let change = Change {
+        field,
+        from: from as u64,
+        to: to as u64,
+    };
+    Some((t, change, Mapping::WithoutClient(gone)))
+}
+
+/// `change` applied to the workload of `group` (`None`: the scenario's);
+/// `change` returns the field's value before and after, or `None` when it
+/// cannot go lower.
+fn workload_change<C: RecipeSet>(
+    s: &Scenario<C>,
+    group: Option<usize>,
+    name: &str,
+    change: impl FnOnce(&mut Workload) -> Option<(u64, u64)>,
+) -> Option<(Scenario<C>, Change, Mapping)> {
+    let mut t = s.clone();
+    let (workload, field) = match group {
+        None => (&mut t.workload, name.to_string()),
+        Some(g) if s.groups.len() > 1 => (
+            &mut t.groups[g].workload,
+            format!("{name} of {}", s.groups[g].role),
+        ),
+        Some(g) => (&mut t.groups[g].workload, name.to_string()),
+    };
+    let (from, to) = change(workload)?;
+    let change = Change { field, from, to };
+    Some((t, change, Mapping::Same))
+}
+
+/// The session timeout halved, not below the least the servers grant: an
+/// expiry is waited for tick by tick.
+fn shorter_session_timeout<C: RecipeSet>(
+    s: &Scenario<C>,
+) -> Option<(Scenario<C>, Change, Mapping)> {
+    let from = s.ensemble.session_timeout;
+    let to = (from / 2).max(zksim::world::MIN_SESSION_TIMEOUT);
+    if to >= from {
+        return None;
+    }
+    let mut t = s.clone();
+    t.ensemble.session_timeout = to;
+    let change = Change {
+        field: "session_timeout".into(),
+        from,
+        to,
+    };
+    Some((t, change, Mapping::Same))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::ClientGroup;
+    use zkrecipes::AnyRecipe;
+
+    fn lock(clients: usize) -> Scenario<AnyRecipe> {
+        let mut s = Scenario::lock("sequential", clients);
+        s.workload.rounds = 2;
+        s.faults.connection_drops = 1;
+        s.validate().unwrap();
+        s
+    }
+
+    fn changes(s: &Scenario<AnyRecipe>) -> Vec<String> {
+        smaller(s).iter().map(|r| r.change.to_string()).collect()
+    }
+
+    #[test]
+    fn candidates_come_in_a_fixed_order_and_each_is_valid() {
+        let s = lock(4);
+        let timeout = s.ensemble.session_timeout;
+        let hold = s.workload.hold_ticks;
+        assert_eq!(
+            changes(&s),
+            vec![
+                "servers 3 → 1".to_string(),
+                "clients 4 → 3".into(),
+                "rounds 2 → 1".into(),
+                format!("hold_ticks {hold} → {}", hold / 2),
+                "think_ticks 1 → 0".into(),
+                format!("session_timeout {timeout} → {}", timeout / 2),
+            ]
+        );
+        for r in smaller(&s) {
+            assert_eq!(r.scenario.validate(), Ok(()), "{}", r.change);
+        }
+    }
+
+    #[test]
+    fn nothing_goes_below_what_the_checks_need() {
+        // Mutual exclusion cannot fail with one client: that candidate is
+        // invalid, so it is not offered.
+        let mut s = lock(2);
+        s.ensemble.servers = 1;
+        s.workload = Workload {
+            rounds: 1,
+            hold_ticks: 0,
+            think_ticks: 0,
+        };
+        s.ensemble.session_timeout = zksim::world::MIN_SESSION_TIMEOUT;
+        s.validate().unwrap();
+        assert!(changes(&s).is_empty(), "{:?}", changes(&s));
+    }
+
+    #[test]
+    fn a_removed_client_takes_its_events_and_later_ones_move_down() {
+        let mut s = lock(4);
+        s.groups = vec![
+            ClientGroup::new("sequential", 2).role("a"),
+            ClientGroup::new("sequential", 2).role("b"),
+        ];
+        s.pins = vec![(1, 2), (2, 1), (3, 0)];
+        s.aims.connection_drops = Some(Target::Index(3));
+        s.validate().unwrap();
+        let first_group = smaller(&s)
+            .into_iter()
+            .find(|r| r.change.to_string() == "clients of a 2 → 1")
+            .expect("group a loses its last client");
+        assert_eq!(first_group.scenario.pins, vec![(1, 1), (2, 0)]);
+        assert_eq!(
+            first_group.scenario.aims.connection_drops,
+            Some(Target::Index(2))
+        );
+        let events = [
+            Event::Request { client: 0 },
+            Event::Request { client: 1 },
+            Event::Receive { client: 2 },
+            Event::Fault(Fault::Pause { client: 3 }),
+            Event::Apply { server: 2 },
+        ];
+        assert_eq!(
+            first_group.events(&events),
+            vec![
+                Event::Request { client: 0 },
+                Event::Receive { client: 1 },
+                Event::Fault(Fault::Pause { client: 2 }),
+                Event::Apply { server: 2 },
+            ]
+        );
+        // An aim at the client that would go refuses the candidate.
+        s.aims.connection_drops = Some(Target::Index(3));
+        assert!(!changes(&s).contains(&"clients of b 2 → 1".to_string()));
+    }
+
+    #[test]
+    fn one_server_keeps_server_0_and_drops_what_needs_a_follower() {
+        let mut s = lock(3);
+        s.faults.partitions = 1;
+        s.pins = vec![(0, 1), (1, 0)];
+        s.validate().unwrap();
+        let r = smaller(&s).remove(0);
+        assert_eq!(r.change.to_string(), "servers 3 → 1");
+        assert_eq!(r.scenario.faults.partitions, 0);
+        assert_eq!(r.scenario.pins, vec![(1, 0)]);
+        let events = [
+            Event::Connect {
+                client: 0,
+                server: 2,
+            },
+            Event::Apply { server: 1 },
+            Event::Fault(Fault::Partition { server: 1 }),
+            Event::Tick,
+        ];
+        assert_eq!(
+            r.events(&events),
+            vec![
+                Event::Connect {
+                    client: 0,
+                    server: 0
+                },
+                Event::Tick
+            ]
+        );
+    }
+
+    #[test]
+    fn changes_of_one_field_read_as_one() {
+        let mut changes = Vec::new();
+        let c = |field: &str, from, to| Change {
+            field: field.into(),
+            from,
+            to,
+        };
+        record(&mut changes, c("clients", 4, 3));
+        record(&mut changes, c("clients", 3, 2));
+        record(&mut changes, c("rounds", 2, 1));
+        record(&mut changes, c("clients", 2, 1));
+        let text: Vec<String> = changes.iter().map(|c| c.to_string()).collect();
+        assert_eq!(text, ["clients 4 → 2", "rounds 2 → 1", "clients 2 → 1"]);
+    }
+}
