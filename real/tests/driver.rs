@@ -2,7 +2,7 @@
 //! events and their order, ephemerals and session close, timers.
 //! Each test starts its own server (≈0.3 s) so tests stay independent.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -8,9 +8,8 @@
 //! Without ZooKeeper installed each test says SKIPPED (and fails under
 //! `CI=true`).
 
-mod ensemble_support;
+use crate::ensemble_support;
 
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use ensemble_support::fuzz;
@@ -19,8 +18,7 @@ use zkreal::ensemble::script::{compare, side_by_side, EnsembleScript, Step};
 use zkreal::ensemble::{real, require_ensemble, sim, Mode};
 use zksim::{CreateMode, Op, SessionEvent};
 
-/// One ensemble at a time.
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+use crate::ONE_ENSEMBLE_AT_A_TIME as ONE_AT_A_TIME;
 
 fn create(path: &str, mode: CreateMode) -> Op {
     Op::Create {

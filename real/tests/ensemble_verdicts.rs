@@ -9,9 +9,7 @@
 //! The judges' both directions are tested on hand-made logs
 //! (`verdicts_support/judge.rs`).
 
-mod verdicts_support;
-
-use std::sync::Mutex;
+use crate::verdicts_support;
 
 use verdicts_support::judge;
 use verdicts_support::replay::{self, Replay};
@@ -19,7 +17,7 @@ use zkreal::ensemble::require_ensemble;
 use zkrecipes::AppEvent;
 use zksim::{Delivery, Happening, Op, ZkError};
 
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+use crate::ONE_ENSEMBLE_AT_A_TIME as ONE_AT_A_TIME;
 
 /// `syncLimit` for the lag rows (10 s): the lag must end within it, and
 /// the recipe's reconnect and recovery may take seconds on a loaded machine.

@@ -8,7 +8,7 @@
 //! (`dump` lists ephemerals by session) rather than for fixed delays, and
 //! the clients leave wide margins (a second) around the moment of the fault.
 
-mod common;
+use crate::common;
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};

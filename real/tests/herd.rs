@@ -5,7 +5,7 @@
 //! predecessor-watch queue lock. On the real server the first must wake
 //! every waiter on a release and the second exactly one.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::time::Duration;

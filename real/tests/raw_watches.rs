@@ -12,7 +12,7 @@
 //! server never gets them back. Here each request is exactly the one the
 //! rule is about. See docs/CONFORMANCE.md.
 
-mod raw;
+use crate::raw;
 
 use std::collections::BTreeMap;
 

@@ -11,8 +11,7 @@
 //! `CI=true`). About 25 s: the real runs hold the lock 56 × 2 times for up
 //! to 200 ms each.
 
-#[path = "../examples/support/real_cells.rs"]
-mod real_cells;
+use crate::real_cells;
 
 use real_cells::measure_real;
 use zkcheck_cli::compare::{compare, gap_percent, real_table, CompareConfig};

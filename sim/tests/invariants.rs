@@ -11,7 +11,7 @@
 //!   reply (a result, `ConnectionLoss` or `SessionExpired`);
 //! - clones compare equal and fingerprint equal.
 
-mod support;
+use crate::support;
 
 use std::collections::{BTreeMap, BTreeSet};
 

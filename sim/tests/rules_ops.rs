@@ -4,7 +4,7 @@
 //! nodes and their reaper, TTL creates, persistent and recursive watches,
 //! `removeWatches` / `checkWatches`. Named after the rule ids.
 
-mod support;
+use crate::support;
 
 use support::*;
 use zksim::script::{Observed, Step};

@@ -3,7 +3,7 @@
 //! it step by step and asserts what the real server would make each client
 //! see: which events, which replies, in which order.
 
-mod support;
+use crate::support;
 
 use support::*;
 use zksim::script::{Observed, Step};

@@ -6,7 +6,7 @@ use proptest::test_runner::RngSeed;
 use zkwire::opcode as op;
 use zkwire::*;
 
-mod strategies;
+use crate::strategies;
 
 use strategies::{path, request, response};
 
