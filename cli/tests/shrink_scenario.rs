@@ -159,19 +159,7 @@ fn shrink_scenario_a_story_that_needs_a_follower_keeps_its_servers() {
 /// the file's scenario).
 #[test]
 fn shrink_scenario_cli_says_so_and_keep_scenario_keeps_it() {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/lock-sequential-faults.toml");
-    let text = std::fs::read_to_string(path)
-        .unwrap()
-        .replace(
-            "recipe = \"sequential\"",
-            "recipe = \"sequential-blind-retry\"",
-        )
-        .replace(
-            "hard = [\"mutex\", \"fenced-mutex\", \"liveness\", \"leaks\"]",
-            "hard = [\"liveness\"]",
-        );
-    let file = write_input("shrink_scenario", "blind.toml", &text);
+    let file = blind_retry_file("blind.toml");
     let args = ["check", &file, "--schedules", "50", "--jobs", "1"];
     let reduced = zk(&args);
     assert!(
@@ -204,19 +192,7 @@ fn shrink_scenario_cli_says_so_and_keep_scenario_keeps_it() {
 /// checks), and the merge says so in the same line.
 #[test]
 fn shrink_scenario_shards_of_a_reduced_counterexample_merge() {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/lock-sequential-faults.toml");
-    let text = std::fs::read_to_string(path)
-        .unwrap()
-        .replace(
-            "recipe = \"sequential\"",
-            "recipe = \"sequential-blind-retry\"",
-        )
-        .replace(
-            "hard = [\"mutex\", \"fenced-mutex\", \"liveness\", \"leaks\"]",
-            "hard = [\"liveness\"]",
-        );
-    let file = write_input("shrink_scenario", "blind-shards.toml", &text);
+    let file = blind_retry_file("blind-shards.toml");
     let mut parts = Vec::new();
     for shard in ["0/2", "1/2"] {
         let ran = zk(&[
@@ -248,4 +224,22 @@ fn shrink_scenario_shards_of_a_reduced_counterexample_merge() {
         "{}",
         merged.out
     );
+}
+
+/// `lock-sequential-faults.toml` with `sequential-blind-retry` swapped in
+/// and only `liveness` hard, written to `name` for the command line.
+fn blind_retry_file(name: &str) -> String {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/lock-sequential-faults.toml");
+    let text = std::fs::read_to_string(path)
+        .unwrap()
+        .replace(
+            "recipe = \"sequential\"",
+            "recipe = \"sequential-blind-retry\"",
+        )
+        .replace(
+            "hard = [\"mutex\", \"fenced-mutex\", \"liveness\", \"leaks\"]",
+            "hard = [\"liveness\"]",
+        );
+    write_input("shrink_scenario", name, &text)
 }
