@@ -229,7 +229,9 @@ fn reduce_scenario<C: RecipeSet>(
         for candidate in scenario::smaller(&s.scenario) {
             let events = candidate.events(&s.schedule.events);
             if s.try_scenario(candidate.scenario, &events) {
-                scenario::record(reductions, candidate.change);
+                for change in candidate.changes {
+                    scenario::record(reductions, change);
+                }
                 reduced = true;
                 continue 'smaller;
             }

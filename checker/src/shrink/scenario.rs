@@ -68,9 +68,11 @@ enum Mapping {
 pub struct Reduction<C: RecipeSet> {
     /// The smaller scenario (valid).
     pub scenario: Scenario<C>,
-    /// What changed.
-    pub change: Change,
-    mapping: Mapping,
+    /// What changed: one number, or one per group when the groups must
+    /// shrink together (a queue's producers offer what its consumers take).
+    pub changes: Vec<Change>,
+    /// How events carry over, applied in order.
+    mappings: Vec<Mapping>,
 }
 
 impl<C: RecipeSet> Reduction<C> {
@@ -78,7 +80,11 @@ impl<C: RecipeSet> Reduction<C> {
     pub fn events(&self, events: &[Event]) -> Vec<Event> {
         events
             .iter()
-            .filter_map(|e| map_event(self.mapping, e))
+            .filter_map(|e| {
+                self.mappings
+                    .iter()
+                    .try_fold(e.clone(), |e, &m| map_event(m, &e))
+            })
             .collect()
     }
 }
@@ -146,16 +152,19 @@ fn map_event(mapping: Mapping, event: &Event) -> Option<Event> {
 /// think and session times halved. Only valid ones are listed.
 pub fn smaller<C: RecipeSet>(s: &Scenario<C>) -> Vec<Reduction<C>> {
     let mut out = Vec::new();
-    let mut push = |candidate: Option<(Scenario<C>, Change, Mapping)>| {
-        if let Some((scenario, change, mapping)) = candidate {
+    let mut push_all = |candidate: Option<(Scenario<C>, Vec<Change>, Vec<Mapping>)>| {
+        if let Some((scenario, changes, mappings)) = candidate {
             if scenario.validate().is_ok() {
                 out.push(Reduction {
                     scenario,
-                    change,
-                    mapping,
+                    changes,
+                    mappings,
                 });
             }
         }
+    };
+    let mut push = |candidate: Option<(Scenario<C>, Change, Mapping)>| {
+        push_all(candidate.map(|(s, c, m)| (s, vec![c], vec![m])));
     };
     push(one_server(s));
     if s.groups.is_empty() {
@@ -190,7 +199,41 @@ pub fn smaller<C: RecipeSet>(s: &Scenario<C>) -> Vec<Reduction<C>> {
         }
     }
     push(shorter_session_timeout(s));
+    // Groups that must shrink together: a queue's producers offer exactly
+    // what its consumers take, so one group alone fewer is invalid.
+    if s.groups.len() > 1 {
+        push_all(every_group(s, |t, g| without_client(t, Some(g))));
+        push_all(every_group(s, |t, g| {
+            workload_change(t, Some(g), "rounds", |w| {
+                let from = u64::from(w.rounds);
+                (w.rounds > 1).then(|| {
+                    w.rounds -= 1;
+                    (from, from - 1)
+                })
+            })
+        }));
+    }
     out
+}
+
+/// `step` applied to every group of `s`, last group first (so that a
+/// client removed from a later group leaves the earlier groups' numbers
+/// as they are); `None` unless every group can take it.
+fn every_group<C: RecipeSet>(
+    s: &Scenario<C>,
+    step: impl Fn(&Scenario<C>, usize) -> Option<(Scenario<C>, Change, Mapping)>,
+) -> Option<(Scenario<C>, Vec<Change>, Vec<Mapping>)> {
+    let mut t = s.clone();
+    let mut changes = Vec::new();
+    let mut mappings = Vec::new();
+    for g in (0..s.groups.len()).rev() {
+        let (next, change, mapping) = step(&t, g)?;
+        t = next;
+        changes.push(change);
+        mappings.push(mapping);
+    }
+    changes.reverse();
+    Some((t, changes, mappings))
 }
 
 /// A workload's time field (hold or think ticks).
@@ -341,7 +384,13 @@ mod tests {
     }
 
     fn changes(s: &Scenario<AnyRecipe>) -> Vec<String> {
-        smaller(s).iter().map(|r| r.change.to_string()).collect()
+        smaller(s)
+            .iter()
+            .map(|r| {
+                let changes: Vec<String> = r.changes.iter().map(|c| c.to_string()).collect();
+                changes.join(", ")
+            })
+            .collect()
     }
 
     #[test]
@@ -361,7 +410,7 @@ mod tests {
             ]
         );
         for r in smaller(&s) {
-            assert_eq!(r.scenario.validate(), Ok(()), "{}", r.change);
+            assert_eq!(r.scenario.validate(), Ok(()), "{:?}", r.changes);
         }
     }
 
@@ -393,7 +442,7 @@ mod tests {
         s.validate().unwrap();
         let first_group = smaller(&s)
             .into_iter()
-            .find(|r| r.change.to_string() == "clients of a 2 → 1")
+            .find(|r| r.changes[0].to_string() == "clients of a 2 → 1")
             .expect("group a loses its last client");
         assert_eq!(first_group.scenario.pins, vec![(1, 1), (2, 0)]);
         assert_eq!(
@@ -428,7 +477,7 @@ mod tests {
         s.pins = vec![(0, 1), (1, 0)];
         s.validate().unwrap();
         let r = smaller(&s).remove(0);
-        assert_eq!(r.change.to_string(), "servers 3 → 1");
+        assert_eq!(r.changes[0].to_string(), "servers 3 → 1");
         assert_eq!(r.scenario.faults.partitions, 0);
         assert_eq!(r.scenario.pins, vec![(1, 0)]);
         let events = [
@@ -466,5 +515,58 @@ mod tests {
         record(&mut changes, c("clients", 2, 1));
         let text: Vec<String> = changes.iter().map(|c| c.to_string()).collect();
         assert_eq!(text, ["clients 4 → 2", "rounds 2 → 1", "clients 2 → 1"]);
+    }
+
+    /// A queue's producers offer what its consumers take: one group alone
+    /// one client or round fewer is invalid, both groups together is not.
+    #[test]
+    fn a_queues_groups_shrink_together() {
+        let s = Scenario::parse(
+            r#"
+name = "q"
+root = "/q"
+[[clients]]
+recipe = "queue-producer"
+count = 2
+role = "producer"
+workload = { rounds = 2 }
+[[clients]]
+recipe = "queue-consumer"
+count = 2
+role = "consumer"
+workload = { rounds = 2 }
+[checks]
+hard = ["queue", "liveness"]
+"#,
+            "test",
+        )
+        .unwrap();
+        let all = changes(&s);
+        for alone in ["clients of producer 2 → 1", "rounds of consumer 2 → 1"] {
+            assert!(!all.contains(&alone.to_string()), "{all:?}");
+        }
+        for together in [
+            "clients of producer 2 → 1, clients of consumer 2 → 1",
+            "rounds of producer 2 → 1, rounds of consumer 2 → 1",
+        ] {
+            assert!(all.contains(&together.to_string()), "{all:?}");
+        }
+        let both = smaller(&s)
+            .into_iter()
+            .find(|r| r.changes.len() == 2 && r.changes[0].field == "clients of producer")
+            .unwrap();
+        assert_eq!(both.scenario.clients, 2);
+        // Client 1 (a producer) and client 3 (a consumer) go; client 2
+        // becomes client 1.
+        let events = [
+            Event::Request { client: 0 },
+            Event::Request { client: 1 },
+            Event::Request { client: 2 },
+            Event::Request { client: 3 },
+        ];
+        assert_eq!(
+            both.events(&events),
+            vec![Event::Request { client: 0 }, Event::Request { client: 1 }]
+        );
     }
 }
