@@ -298,8 +298,11 @@ fn kazoo_lock_skipping_the_predecessor_check_is_flagged_within_20_runs() {
         &[
             "--threads",
             "5",
+            // More increments, more handoffs a run: the race this twin
+            // loses depends on the wall clock, and with 20 a CI run once
+            // went 20 runs without it.
             "--increments",
-            "20",
+            "60",
             "--recipe",
             "skip-predecessor",
         ],
@@ -341,7 +344,11 @@ fn curator_mutex_with_a_connection_state_listener_holds_under_drops_and_an_expir
         0,
         &[&["--faults", "drops=2,expiries=1"], &LOCK[..]].concat(),
     );
-    r.assert_all_ok(runs as usize);
+    // As with LeaderLatch below: on a loaded CI machine a run was seen to
+    // end by the app's own 30 s deadline (exit 1), which the runner calls
+    // incomplete, never ok. The claim is no violation in any run, and
+    // nearly every run complete.
+    r.assert_no_violation_and_mostly_complete(runs as usize, runs as usize - 2);
 }
 
 #[test]
