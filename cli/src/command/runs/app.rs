@@ -1,11 +1,14 @@
 //! Running the user's command once: `{connect}` replaced by the run's
 //! connect string, its stdout and stderr into files beside the history,
-//! a bounded wait, and a kill (of that child, by its pid) when the bound
-//! passes. Nothing here waits without a deadline.
+//! a bounded wait, and a kill when the bound passes — of the app's whole
+//! process group, as an app is often started through a wrapper (`sh -c`,
+//! a launcher script, `mvn exec:java`) that would otherwise leave the app
+//! itself running. Nothing here waits without a deadline.
 
 use std::fs::File;
+use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::tally::AppEnd;
@@ -45,6 +48,8 @@ pub fn run(argv: &[String], out: &Path, err: &Path, limit: Duration) -> AppEnd {
         .stdin(Stdio::null())
         .stdout(stdout)
         .stderr(stderr)
+        // Its own process group, led by it: the kill reaches all of it.
+        .process_group(0)
         .spawn()
     {
         Ok(c) => c,
@@ -57,18 +62,31 @@ pub fn run(argv: &[String], out: &Path, err: &Path, limit: Duration) -> AppEnd {
                 return status.code().map_or(AppEnd::Signalled, AppEnd::Exited);
             }
             Ok(None) if started.elapsed() >= limit => {
-                let _ = child.kill();
-                let _ = child.wait();
+                kill_group(&mut child);
                 return AppEnd::TimedOut(limit);
             }
             Ok(None) => std::thread::sleep(POLL),
             Err(e) => {
-                let _ = child.kill();
-                let _ = child.wait();
+                kill_group(&mut child);
                 return AppEnd::NotStarted(format!("waiting for `{program}`: {e}"));
             }
         }
     }
+}
+
+/// SIGKILL to the process group `child` leads (it was spawned with
+/// `process_group(0)`), then reap `child`. Only for a child not reaped
+/// yet: until then its pid is its group's id, and cannot name another.
+fn kill_group(child: &mut Child) {
+    if let Ok(pid) = i32::try_from(child.id()) {
+        // SAFETY: kill(2) touches no memory of ours; a negative pid names
+        // the process group.
+        unsafe {
+            libc::kill(-pid, libc::SIGKILL);
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 #[cfg(test)]
@@ -115,6 +133,39 @@ mod tests {
         assert!(started.elapsed() < Duration::from_secs(5));
         let missing = run(&argv(&["/nonexistent/zkcheck-app"]), &out, &err, limit);
         assert!(matches!(missing, AppEnd::NotStarted(_)), "{missing:?}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A hung app started through a wrapper (`sh -c`, a launcher script,
+    /// `mvn exec:java`) is a process tree: killing the wrapper alone
+    /// would leave the app itself running, connected and busy.
+    #[cfg(unix)]
+    #[test]
+    fn a_hung_app_is_killed_with_what_it_started() {
+        let dir = std::env::temp_dir().join(format!("zkcheck-runs-tree-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (out, err, pid) = (dir.join("out"), dir.join("err"), dir.join("pid"));
+        let script = format!("sleep 30 & echo $! > {}; wait", pid.display());
+        let short = Duration::from_millis(300);
+        assert_eq!(
+            run(&argv(&["sh", "-c", &script]), &out, &err, short),
+            AppEnd::TimedOut(short)
+        );
+        let pid = std::fs::read_to_string(&pid).unwrap();
+        let stat = format!("/proc/{}/stat", pid.trim());
+        // Gone, or a zombie waiting for whoever inherited it to reap it.
+        let dead = || {
+            std::fs::read_to_string(&stat).map_or(true, |s| {
+                s.rsplit(')')
+                    .next()
+                    .is_some_and(|r| r.trim_start().starts_with('Z'))
+            })
+        };
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while !dead() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(dead(), "the wrapper's child {} still runs", pid.trim());
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
