@@ -51,3 +51,78 @@ fn serve_refuses_a_bad_flag_with_exit_2() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--servers"));
 }
+
+/// `serve --runs` under SIGTERM (or Ctrl-C): the app running then — in a
+/// process group of its own, so the terminal's signal does not reach it —
+/// is killed with what it started, the runs done are summed up, and the
+/// command says it stopped early and exits 3, never 0.
+#[test]
+fn serve_runs_stops_on_sigterm_kills_its_app_and_is_incomplete() {
+    let dir = std::env::temp_dir().join(format!("zkcheck-runs-sigterm-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pidfile = dir.join("pids");
+    // `$0` is the connect string; the app's own child is what must die.
+    let script = format!("sleep 30 & echo $! > {}; wait", pidfile.display());
+    let out_dir = dir.join("runs");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_zkcheck"))
+        .args(["serve", "--runs", "5", "--lock", "/l", "--quiet", "--out"])
+        .arg(&out_dir)
+        .args(["--", "sh", "-c", &script, "{connect}"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("zkcheck runs");
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let pid = loop {
+        let text = std::fs::read_to_string(&pidfile).unwrap_or_default();
+        if text.ends_with('\n') {
+            break text.trim().to_string();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the app never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success());
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(std::time::Instant::now() < deadline, "zkcheck did not stop");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut stdout = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut stdout)
+        .unwrap();
+    assert_eq!(status.code(), Some(3), "{stdout}");
+    assert!(stdout.contains("stopped early: interrupted"), "{stdout}");
+    assert!(
+        stdout.contains("runs: 1 "),
+        "the interrupted run counts: {stdout}"
+    );
+    let stat = format!("/proc/{pid}/stat");
+    let dead = || {
+        std::fs::read_to_string(&stat).map_or(true, |s| {
+            s.rsplit(')')
+                .next()
+                .is_some_and(|r| r.trim_start().starts_with('Z'))
+        })
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while !dead() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(dead(), "the app's child {pid} still runs");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -33,8 +33,16 @@ pub fn with_connect(command: &[String], connect: &str) -> Option<Vec<String>> {
     )
 }
 
-/// Run `argv` to its end or until `limit`, stdout to `out`, stderr to `err`.
-pub fn run(argv: &[String], out: &Path, err: &Path, limit: Duration) -> AppEnd {
+/// Run `argv` to its end, until `limit`, or until `stop` says so (Ctrl-C:
+/// the app, in a process group of its own, does not get the terminal's
+/// signal, so it is killed here), stdout to `out`, stderr to `err`.
+pub fn run(
+    argv: &[String],
+    out: &Path,
+    err: &Path,
+    limit: Duration,
+    stop: &dyn Fn() -> bool,
+) -> AppEnd {
     let Some((program, args)) = argv.split_first() else {
         return AppEnd::NotStarted("an empty command".into());
     };
@@ -64,6 +72,10 @@ pub fn run(argv: &[String], out: &Path, err: &Path, limit: Duration) -> AppEnd {
             Ok(None) if started.elapsed() >= limit => {
                 kill_group(&mut child);
                 return AppEnd::TimedOut(limit);
+            }
+            Ok(None) if stop() => {
+                kill_group(&mut child);
+                return AppEnd::Interrupted;
             }
             Ok(None) => std::thread::sleep(POLL),
             Err(e) => {
@@ -112,26 +124,40 @@ mod tests {
         let (out, err) = (dir.join("out"), dir.join("err"));
         let limit = Duration::from_secs(10);
         assert_eq!(
-            run(&argv(&["sh", "-c", "echo hi"]), &out, &err, limit),
+            run(&argv(&["sh", "-c", "echo hi"]), &out, &err, limit, &|| {
+                false
+            }),
             AppEnd::Exited(0)
         );
         assert_eq!(std::fs::read_to_string(&out).unwrap(), "hi\n");
         assert_eq!(
-            run(&argv(&["sh", "-c", "exit 4"]), &out, &err, limit),
+            run(&argv(&["sh", "-c", "exit 4"]), &out, &err, limit, &|| false),
             AppEnd::Exited(4)
         );
         assert_eq!(
-            run(&argv(&["sh", "-c", "kill -9 $$"]), &out, &err, limit),
+            run(
+                &argv(&["sh", "-c", "kill -9 $$"]),
+                &out,
+                &err,
+                limit,
+                &|| false
+            ),
             AppEnd::Signalled
         );
         let short = Duration::from_millis(200);
         let started = Instant::now();
         assert_eq!(
-            run(&argv(&["sleep", "30"]), &out, &err, short),
+            run(&argv(&["sleep", "30"]), &out, &err, short, &|| false),
             AppEnd::TimedOut(short)
         );
         assert!(started.elapsed() < Duration::from_secs(5));
-        let missing = run(&argv(&["/nonexistent/zkcheck-app"]), &out, &err, limit);
+        let missing = run(
+            &argv(&["/nonexistent/zkcheck-app"]),
+            &out,
+            &err,
+            limit,
+            &|| false,
+        );
         assert!(matches!(missing, AppEnd::NotStarted(_)), "{missing:?}");
         let _ = std::fs::remove_dir_all(&dir);
     }
@@ -148,7 +174,7 @@ mod tests {
         let script = format!("sleep 30 & echo $! > {}; wait", pid.display());
         let short = Duration::from_millis(300);
         assert_eq!(
-            run(&argv(&["sh", "-c", &script]), &out, &err, short),
+            run(&argv(&["sh", "-c", &script]), &out, &err, short, &|| false),
             AppEnd::TimedOut(short)
         );
         let pid = std::fs::read_to_string(&pid).unwrap();
@@ -166,6 +192,15 @@ mod tests {
             std::thread::sleep(Duration::from_millis(20));
         }
         assert!(dead(), "the wrapper's child {} still runs", pid.trim());
+        // Stopped (Ctrl-C) before its limit: the same, and said so.
+        let started = Instant::now();
+        let stop = || started.elapsed() > Duration::from_millis(200);
+        let long = Duration::from_secs(60);
+        assert_eq!(
+            run(&argv(&["sleep", "30"]), &out, &err, long, &stop),
+            AppEnd::Interrupted
+        );
+        assert!(started.elapsed() < Duration::from_secs(5));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
