@@ -12,7 +12,7 @@ use zkcheck::monitor::Property;
 use zkcheck::scenario::Scenario;
 use zkcheck::testkit::story::shape;
 use zkcheck::token::Token;
-use zkcheck::{shrink_with, Budget, Check, Phases};
+use zkcheck::{shrink, shrink_with, Budget, Check, Phases};
 use zkrecipes::AnyRecipe;
 
 use crate::cli_kit::{write_input, zk};
@@ -173,6 +173,30 @@ fn shrink_scenario_a_story_that_needs_a_follower_keeps_one() {
         without_search.reductions
     );
     assert!(without_search.schedule.len() > s.schedule.len());
+}
+
+/// `seed002-queue` splits roles by client (even ones offer, odd ones
+/// take): its row's story (a consumer dies, its items are never taken)
+/// must keep a consumer, as one producer alone fails the same way with
+/// any queue recipe — the correct `queue-producer` too.
+#[test]
+fn shrink_scenario_a_queue_keeps_a_consumer() {
+    let scenario = table::scenario(&table::row("queue-drop.toml", Property::QueueSafety));
+    let failure = table::sweep(&scenario, 3000, 2)
+        .failure
+        .expect("the dead consumer is found");
+    let s = shrink(&scenario, &failure.schedule, &failure.violation);
+    assert_eq!(s.violation.property, Property::QueueSafety);
+    assert!(s.scenario.clients >= 2, "{:?}", s.reductions);
+    // What the reduction refuses is vacuous: one client of the correct
+    // producer recipe fails the queue check on a run of its own.
+    let mut alone = s.scenario.clone();
+    alone.clients = 1;
+    alone.recipe = "queue-producer".into();
+    let found = table::sweep(&alone, 50, 1)
+        .failure
+        .expect("any queue fails");
+    assert_eq!(found.violation.property, Property::QueueSafety);
 }
 
 /// The command line: the default prints the reduction line, and

@@ -19,7 +19,7 @@
 
 use std::fmt;
 
-use zkrecipes::{RecipeSet, Workload};
+use zkrecipes::{Family, RecipeSet, Workload};
 use zksim::{Event, Fault};
 
 use crate::aim::Target;
@@ -43,12 +43,17 @@ impl fmt::Display for Change {
     }
 }
 
-/// Append `change` to `changes`, merged into the last one when it carries
-/// on the same field (`clients 4 → 3`, `clients 3 → 2` read `clients 4 → 2`).
+/// Append `change` to `changes`, merged into the earlier one it carries on
+/// (`clients 4 → 3`, then `clients 3 → 2`, read `clients 4 → 2`, wherever
+/// the first stands in the list).
 pub fn record(changes: &mut Vec<Change>, change: Change) {
-    match changes.last_mut() {
-        Some(last) if last.field == change.field && last.to == change.from => last.to = change.to,
-        _ => changes.push(change),
+    match changes
+        .iter_mut()
+        .rev()
+        .find(|c| c.field == change.field && c.to == change.from)
+    {
+        Some(earlier) => earlier.to = change.to,
+        None => changes.push(change),
     }
 }
 
@@ -352,6 +357,10 @@ fn without_client<C: RecipeSet>(
     let mut t = s.clone();
     match group {
         None if s.clients <= 1 => return None,
+        // A queue's recipe without groups splits the roles by client (even
+        // ones offer, odd ones take): one client alone would leave offers
+        // nobody can take, a failure of any queue, not of the recipe.
+        None if s.clients <= 2 && s.family() == Family::Queue => return None,
         None => {}
         Some(g) => {
             if s.groups[g].count <= 1 {
@@ -566,80 +575,50 @@ mod tests {
         assert!(without(2));
     }
 
+    fn connect(client: usize, server: usize) -> Event {
+        Event::Connect { client, server }
+    }
+
+    /// One server keeps server 0; one fewer of three keeps a follower
+    /// (connects to the gone one go to it). Both drop partitions: none is
+    /// left to cut off, or cutting off the only follower would leave the
+    /// leader without a quorum, which the simulator does not model.
     #[test]
-    fn one_server_fewer_keeps_a_follower_and_moves_connects_to_it() {
+    fn server_reductions_keep_what_they_can_and_move_connects() {
         let mut s = lock(3);
         s.faults.partitions = 1;
-        s.pins = vec![(0, 2), (1, 1)];
+        s.pins = vec![(0, 2), (1, 1), (2, 0)];
         s.validate().unwrap();
-        let r = smaller(&s).remove(1);
-        assert_eq!(r.changes[0].to_string(), "servers 3 → 2");
-        assert_eq!(r.scenario.ensemble.servers, 2);
-        // Cutting off the only follower would leave the leader without a
-        // quorum, which the simulator does not model.
-        assert_eq!(r.scenario.faults.partitions, 0);
-        assert_eq!(r.scenario.pins, vec![(1, 1)]);
         let events = [
-            Event::Connect {
-                client: 0,
-                server: 2,
-            },
+            connect(0, 2),
             Event::Apply { server: 2 },
             Event::Apply { server: 1 },
             Event::Fault(Fault::Partition { server: 2 }),
             Event::Tick,
         ];
+        let one = smaller(&s).remove(0);
+        assert_eq!(one.changes[0].to_string(), "servers 3 → 1");
+        assert_eq!(one.scenario.pins, vec![(2, 0)]);
+        assert_eq!(one.events(&events), vec![connect(0, 0), Event::Tick]);
+        let two = smaller(&s).remove(1);
+        assert_eq!(two.changes[0].to_string(), "servers 3 → 2");
+        assert_eq!(two.scenario.pins, vec![(1, 1), (2, 0)]);
         assert_eq!(
-            r.events(&events),
-            vec![
-                Event::Connect {
-                    client: 0,
-                    server: 1
-                },
-                Event::Apply { server: 1 },
-                Event::Tick
-            ]
+            two.events(&events),
+            vec![connect(0, 1), Event::Apply { server: 1 }, Event::Tick]
         );
+        for r in [&one, &two] {
+            assert_eq!(r.scenario.faults.partitions, 0, "{:?}", r.changes);
+        }
         // Two servers become one by `servers 2 → 1` only.
-        let mut two = lock(3);
-        two.ensemble.servers = 2;
-        two.validate().unwrap();
-        let servers: Vec<String> = changes(&two)
+        let mut pair = lock(3);
+        pair.ensemble.servers = 2;
+        pair.validate().unwrap();
+        let servers: Vec<String> = changes(&pair)
             .into_iter()
             .filter(|c| c.starts_with("servers"))
             .collect();
         assert_eq!(servers, ["servers 2 → 1"]);
-    }
-
-    #[test]
-    fn one_server_keeps_server_0_and_drops_what_needs_a_follower() {
-        let mut s = lock(3);
-        s.faults.partitions = 1;
-        s.pins = vec![(0, 1), (1, 0)];
-        s.validate().unwrap();
-        let r = smaller(&s).remove(0);
-        assert_eq!(r.changes[0].to_string(), "servers 3 → 1");
-        assert_eq!(r.scenario.faults.partitions, 0);
-        assert_eq!(r.scenario.pins, vec![(1, 0)]);
-        let events = [
-            Event::Connect {
-                client: 0,
-                server: 2,
-            },
-            Event::Apply { server: 1 },
-            Event::Fault(Fault::Partition { server: 1 }),
-            Event::Tick,
-        ];
-        assert_eq!(
-            r.events(&events),
-            vec![
-                Event::Connect {
-                    client: 0,
-                    server: 0
-                },
-                Event::Tick
-            ]
-        );
     }
 
     #[test]
@@ -655,7 +634,37 @@ mod tests {
         record(&mut changes, c("rounds", 2, 1));
         record(&mut changes, c("clients", 2, 1));
         let text: Vec<String> = changes.iter().map(|c| c.to_string()).collect();
-        assert_eq!(text, ["clients 4 → 2", "rounds 2 → 1", "clients 2 → 1"]);
+        assert_eq!(text, ["clients 4 → 1", "rounds 2 → 1"]);
+    }
+
+    /// A queue recipe that splits roles by client (even ones offer, odd
+    /// ones take) keeps two clients: one alone would fail as any queue
+    /// does, with nobody to take its offers.
+    #[test]
+    fn a_queue_without_groups_keeps_a_producer_and_a_consumer() {
+        let queue = |clients: usize| {
+            Scenario::<AnyRecipe>::parse(
+                &format!(
+                    "name = \"q\"\nrecipe = \"seed002-queue\"\nclients = {clients}\nroot = \"/q\"\n\
+                     [checks]\nhard = [\"queue\"]\n"
+                ),
+                "test",
+            )
+            .unwrap()
+        };
+        let clients = |s: &Scenario<AnyRecipe>| -> Vec<String> {
+            changes(s)
+                .into_iter()
+                .filter(|c| c.starts_with("clients"))
+                .collect()
+        };
+        assert!(clients(&queue(2)).is_empty(), "{:?}", changes(&queue(2)));
+        assert_eq!(clients(&queue(3)).len(), 3, "any one of three may go");
+        // A lock alone may shrink to one client (liveness, leaks).
+        let mut lock = lock(2);
+        lock.hard = vec![crate::monitor::Property::Liveness];
+        lock.report.clear();
+        assert_eq!(clients(&lock).len(), 2, "{:?}", changes(&lock));
     }
 
     /// A queue's producers offer what its consumers take: one group alone
