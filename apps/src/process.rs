@@ -1,10 +1,13 @@
 //! Running one app: a child process with a connect string, its stdout read
-//! as JSON-lines events as they come, a bounded wait, and a kill (of that
-//! child, by its pid) when the bound passes. Nothing here can hang: every
-//! wait has a deadline, and dropping a [`Running`] kills the app.
+//! as JSON-lines events as they come, a bounded wait, and a kill when the
+//! bound passes — of the app's whole process group, so that an app started
+//! through a wrapper (`sh -c`, a launcher script) does not outlive it.
+//! Nothing here can hang: every wait has a deadline, and dropping a
+//! [`Running`] kills the app.
 
 use std::fmt;
 use std::io::{self, BufRead, BufReader, Read};
+use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
@@ -204,6 +207,8 @@ impl Running {
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
+            // Its own process group, led by it: the kill reaches all of it.
+            .process_group(0)
             .spawn()
             .map_err(|source| AppError::Spawn {
                 name: command.name.clone(),
@@ -334,9 +339,18 @@ impl Running {
         }
     }
 
-    /// Kill our own child, by its pid (SIGKILL), and reap it.
+    /// SIGKILL to the app's process group, and reap the app. Only while
+    /// it is not reaped: until then its pid is its group's id, and cannot
+    /// name another.
     fn kill(&mut self) {
         if self.status.is_none() {
+            if let Ok(pid) = i32::try_from(self.child.id()) {
+                // SAFETY: kill(2) touches no memory of ours; a negative
+                // pid names the process group.
+                unsafe {
+                    libc::kill(-pid, libc::SIGKILL);
+                }
+            }
             let _ = self.child.kill();
             self.status = self.child.wait().ok();
         }
@@ -436,6 +450,35 @@ mod tests {
             AppError::TimedOut { events, .. } => assert_eq!(events.len(), 1),
             other => panic!("{other}"),
         }
+    }
+
+    /// A wrapper killed alone would leave the app it started running,
+    /// connected and busy, after the test that ran it ended.
+    #[test]
+    fn a_hung_wrapper_is_killed_with_what_it_started() {
+        let mut running = sh(r#"sleep 30 & echo "{\"pid\":$!}"; wait"#)
+            .spawn()
+            .unwrap();
+        let started = running
+            .wait_for("pid", Duration::from_secs(10), |e| e["pid"].is_u64())
+            .unwrap();
+        let pid = started["pid"].as_u64().unwrap();
+        let err = running.finish(Duration::from_millis(300)).unwrap_err();
+        assert!(matches!(err, AppError::TimedOut { .. }), "{err}");
+        let stat = format!("/proc/{pid}/stat");
+        // Gone, or a zombie waiting for whoever inherited it to reap it.
+        let dead = || {
+            std::fs::read_to_string(&stat).map_or(true, |s| {
+                s.rsplit(')')
+                    .next()
+                    .is_some_and(|r| r.trim_start().starts_with('Z'))
+            })
+        };
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while !dead() && Instant::now() < deadline {
+            thread::sleep(Duration::from_millis(20));
+        }
+        assert!(dead(), "the wrapper's child {pid} still runs");
     }
 
     #[test]

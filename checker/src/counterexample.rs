@@ -11,7 +11,7 @@ use crate::explore::replay::replay;
 use crate::explore::Failure;
 use crate::monitor::{Property, Violation};
 use crate::scenario::{property_name, Scenario};
-use crate::shrink::{shrink_with, Phases};
+use crate::shrink::{shrink_with, Budget, Phases};
 use crate::stop::StopReason;
 use crate::token::Token;
 
@@ -96,6 +96,7 @@ impl Counterexample {
             &failure.schedule,
             &failure.violation,
             phases,
+            Budget::default(),
             &stopped,
         );
         // The trace and token are of the scenario the schedule runs on.

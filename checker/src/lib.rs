@@ -86,7 +86,7 @@ pub use invariant::Invariant;
 pub use monitor::{Monitor, Property, StepLog, View, Violation};
 pub use scenario::{ClientGroup, Scenario};
 pub use schedule::Schedule;
-pub use shrink::{shrink, shrink_with, Phases, Shrunk};
+pub use shrink::{shrink, shrink_with, Budget, Phases, Shrunk};
 pub use state::SystemState;
 pub use token::Token;
 pub use verdict::{Verdict, VerdictKind};

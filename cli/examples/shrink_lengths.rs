@@ -11,8 +11,13 @@
 //! initial state). The figures of `docs/VERDICTS.md`, "Shrinking".
 //!
 //! ```text
-//! cargo run --release -p zkcheck-cli --example shrink_lengths -- [SCHEDULES] [JOBS]
+//! cargo run --release -p zkcheck-cli --example shrink_lengths -- [SCHEDULES] [JOBS] [CASE] [TIMES]
 //! ```
+//!
+//! `CASE` keeps only the cases whose file, recipe or check contains it
+//! (empty: all); `TIMES` multiplies every search budget of the shrinker
+//! ([`Budget`], default 1: what `zkcheck check` spends), to see what a
+//! larger one finds or proves.
 //!
 //! Each case is one scenario file with its recipe swapped for the flawed
 //! one (where needed) and only the case's check hard. Wall times are
@@ -25,7 +30,7 @@ use zkcheck::explore::{self, Options};
 use zkcheck::monitor::Property::{self, Liveness, NoLeaks};
 use zkcheck::progress::Progress;
 use zkcheck::scenario::{property_name, Scenario, Search};
-use zkcheck::{shrink_with, Phases};
+use zkcheck::{shrink_with, Budget, Phases};
 use zksim::Event;
 
 /// A recipe swapped for another: `(from, to)`, every client group of it.
@@ -116,6 +121,15 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let schedules: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(20_000);
     let jobs: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(2);
+    let only: String = args.next().unwrap_or_default();
+    let times: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(1);
+    let d = Budget::default();
+    let budget = Budget {
+        ending_states: d.ending_states * times,
+        start_states: d.start_states * times,
+        scenario_states: d.scenario_states * times,
+        scenario_search_states: d.scenario_search_states * times,
+    };
     println!(
         "| scenario | recipe | check | seed | raw | scenario kept (replays, states, time) | \
          scenario reduced (replays, states, time) | reductions | no story shorter than | \
@@ -125,6 +139,14 @@ fn main() {
     let (mut before, mut after) = (Vec::new(), Vec::new());
     let (mut before_time, mut after_time) = (0.0, 0.0);
     for &(file, swap, check) in CASES {
+        let name = format!(
+            "{file} {} {}",
+            swap.map_or("", |(_, to)| to),
+            property_name(check)
+        );
+        if !name.contains(&only) {
+            continue;
+        }
         let scenario = scenario(file, swap, check);
         let mut options = Options::from_scenario(&scenario);
         options.strategy = Search::Random;
@@ -147,6 +169,7 @@ fn main() {
                 &failure.schedule,
                 &failure.violation,
                 phases,
+                budget,
                 &|| false,
             );
             (shrunk, started.elapsed().as_secs_f64())

@@ -10,7 +10,7 @@ use zkcheck::monitor::Property;
 use zkcheck::progress::Progress;
 use zkcheck::scenario::{Scenario, Search};
 use zkcheck::Schedule;
-use zkcheck::{shrink, shrink_with, Phases};
+use zkcheck::{shrink, shrink_with, Budget, Phases};
 
 fn scenario_file(name: &str) -> Scenario {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -318,6 +318,7 @@ fn bfs_finds_a_shortest_counterexample() {
             &f.schedule,
             &f.violation,
             Phases::KeepScenario,
+            Budget::default(),
             &|| false,
         )
     };

@@ -2,7 +2,7 @@
 //! liveness or leak counterexample on three servers and three clients
 //! moves to a smaller scenario where it tells the same story, and its
 //! token (which carries that scenario) replays it; a story that needs a
-//! follower keeps its servers; the correct twin is never reported;
+//! follower keeps one (and a search finds it on one client); the correct twin is never reported;
 //! `keep_scenario` / `--keep-scenario` keep the scenario as written; the
 //! same failure shrinks to the same scenario and schedule every time.
 
@@ -12,7 +12,7 @@ use zkcheck::monitor::Property;
 use zkcheck::scenario::Scenario;
 use zkcheck::testkit::story::shape;
 use zkcheck::token::Token;
-use zkcheck::{shrink, Check};
+use zkcheck::{shrink, shrink_with, Budget, Check, Phases};
 use zkrecipes::AnyRecipe;
 
 use crate::cli_kit::{write_input, zk};
@@ -122,29 +122,39 @@ fn shrink_scenario_the_correct_twin_is_never_reported() {
 /// `seed001-ouyang-lock × leaks` rests on a lagging follower (S26: the
 /// recovery lists on a follower that has not applied the create yet). On
 /// one server that story cannot be told, so the reduction to one server is
-/// refused, while reductions that keep it (fewer rounds, shorter times)
-/// may be taken.
+/// refused; two servers keep a follower, and are taken. One client is
+/// enough for the story, but the schedule does not carry over to it (the
+/// client left must create the root itself, and the drop strikes that
+/// create): the search on the smaller scenario finds it, and without that
+/// search (a zero budget) the clients stay.
 #[test]
-fn shrink_scenario_a_story_that_needs_a_follower_keeps_its_servers() {
+fn shrink_scenario_a_story_that_needs_a_follower_keeps_one() {
     let scenario = table::scenario(&table::row("ouyang-lock-faults.toml", Property::NoLeaks));
     assert_eq!(scenario.ensemble.servers, 3);
     let failure = table::sweep(&scenario, 3000, 2)
         .failure
         .expect("the leak is found");
-    let s = shrink(&scenario, &failure.schedule, &failure.violation);
+    let shrunk = |budget| {
+        shrink_with(
+            &scenario,
+            &failure.schedule,
+            &failure.violation,
+            Phases::All,
+            budget,
+            &|| false,
+        )
+    };
+    let s = shrunk(Budget::default());
     assert_eq!(s.violation.property, Property::NoLeaks);
     assert_eq!(
         shape(&s.violation.explanation),
         shape(&failure.violation.explanation)
     );
-    assert_eq!(s.scenario.ensemble.servers, 3, "{:?}", s.reductions);
-    assert!(
-        !s.reductions.iter().any(|r| r.starts_with("servers")),
-        "{:?}",
-        s.reductions
-    );
-    // The shrunk schedule lists on a follower before it caught up: it has
-    // follower applies after the failing client's listing.
+    assert_eq!(s.scenario.ensemble.servers, 2, "{:?}", s.reductions);
+    assert_eq!(s.scenario.clients, 1, "{:?}", s.reductions);
+    assert!(s.schedule.len() <= 25, "{} steps", s.schedule.len());
+    // The shrunk schedule lists on the follower before it caught up: it
+    // has follower applies.
     assert!(
         s.schedule
             .events
@@ -152,6 +162,41 @@ fn shrink_scenario_a_story_that_needs_a_follower_keeps_its_servers() {
             .any(|e| matches!(e, zksim::Event::Apply { .. })),
         "a follower's lag is part of the story"
     );
+    let without_search = shrunk(Budget {
+        scenario_states: 0,
+        ..Budget::default()
+    });
+    assert_eq!(without_search.scenario.ensemble.servers, 2);
+    assert!(
+        without_search.scenario.clients > 1,
+        "{:?}",
+        without_search.reductions
+    );
+    assert!(without_search.schedule.len() > s.schedule.len());
+}
+
+/// `seed002-queue` splits roles by client (even ones offer, odd ones
+/// take): its row's story (a consumer dies, its items are never taken)
+/// must keep a consumer, as one producer alone fails the same way with
+/// any queue recipe — the correct `queue-producer` too.
+#[test]
+fn shrink_scenario_a_queue_keeps_a_consumer() {
+    let scenario = table::scenario(&table::row("queue-drop.toml", Property::QueueSafety));
+    let failure = table::sweep(&scenario, 3000, 2)
+        .failure
+        .expect("the dead consumer is found");
+    let s = shrink(&scenario, &failure.schedule, &failure.violation);
+    assert_eq!(s.violation.property, Property::QueueSafety);
+    assert!(s.scenario.clients >= 2, "{:?}", s.reductions);
+    // What the reduction refuses is vacuous: one client of the correct
+    // producer recipe fails the queue check on a run of its own.
+    let mut alone = s.scenario.clone();
+    alone.clients = 1;
+    alone.recipe = "queue-producer".into();
+    let found = table::sweep(&alone, 50, 1)
+        .failure
+        .expect("any queue fails");
+    assert_eq!(found.violation.property, Property::QueueSafety);
 }
 
 /// The command line: the default prints the reduction line, and

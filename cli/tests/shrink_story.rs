@@ -14,7 +14,7 @@ use zkcheck::monitor::Property;
 use zkcheck::run::drive;
 use zkcheck::scenario::Scenario;
 use zkcheck::testkit::story::shape;
-use zkcheck::{shrink, shrink_with, Phases};
+use zkcheck::{shrink, shrink_with, Budget, Phases};
 
 use crate::verdicts::table;
 
@@ -60,6 +60,7 @@ fn assert_same_story(scenario: &Scenario) -> (zkcheck::Shrunk, String) {
         &failure.schedule,
         &failure.violation,
         Phases::Removing,
+        Budget::default(),
         &|| false,
     );
     assert!(s.schedule.len() <= removing.schedule.len());

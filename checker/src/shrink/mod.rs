@@ -14,12 +14,15 @@
 //!    fault it could not drop was needed.
 //!
 //!    **Reducing the scenario** ([`scenario`]): the scenarios one step
-//!    smaller (one server, one client fewer, one round fewer, shorter
-//!    hold, think and session times) are tried in a fixed order, each by
-//!    replaying the schedule's events on it leniently with completion
-//!    (events of a removed client or server left out); the first whose
-//!    run tells the story replaces scenario and schedule, and the list is
-//!    made again from it. When none does, phase 1 runs again on the
+//!    smaller (one server, one follower fewer, one client fewer, one round
+//!    fewer, shorter hold, think and session times) are tried in a fixed
+//!    order, each by replaying the schedule's events on it leniently with
+//!    completion (events of a removed client or server left out); the
+//!    first whose run tells the story replaces scenario and schedule, and
+//!    the list is made again from it. For a verdict at a run's end, when
+//!    no candidate replays, each is then searched from its initial state
+//!    for a run of the story no longer than the schedule ([`Budget`]).
+//!    When none is taken, phase 1 runs again on the
 //!    reduced scenario, and phase 2 follows there; after phase 2 the
 //!    (shorter) schedule is tried on smaller scenarios again, and if one
 //!    is taken, phases 1 and 2 run again on it. Phase 3 ends shrinking. The reductions
@@ -63,12 +66,38 @@ use passes::Shrinker;
 use search::{Ending, Search};
 use story::{Marks, Story};
 
-/// States the breadth-first searches for a shorter ending (phase 2) may
-/// visit, in all, while shrinking one schedule.
-const ENDING_STATES: usize = 10_000;
-/// States the breadth-first search from the initial state (phase 3) may
-/// visit.
-const START_STATES: usize = 20_000;
+/// What one shrink may spend on its breadth-first searches, in states
+/// visited. Budgets count states, not time, so the same failure always
+/// shrinks to the same schedule. A larger budget may find a shorter
+/// counterexample, or prove the one at hand shortest, at a cost in time
+/// and memory (a state of these searches is a whole model, a few KiB).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Budget {
+    /// Phase 2's searches for a shorter ending, in all.
+    pub ending_states: usize,
+    /// Phase 3's search from the initial state.
+    pub start_states: usize,
+    /// The reduction phase's searches on smaller scenarios, in all; spent
+    /// only on a verdict reached at a run's end (liveness, leaks, a leader
+    /// that never emerges), whose schedule carries over worst.
+    pub scenario_states: usize,
+    /// One search on one smaller scenario, at most.
+    pub scenario_search_states: usize,
+}
+
+impl Default for Budget {
+    /// What `zkcheck check`, [`crate::check::Check`] and [`shrink`] spend:
+    /// about a second and a few hundred MiB at most on two cores
+    /// (docs/VERDICTS.md, "Shrinking").
+    fn default() -> Self {
+        Budget {
+            ending_states: 10_000,
+            start_states: 20_000,
+            scenario_states: 150_000,
+            scenario_search_states: 50_000,
+        }
+    }
+}
 
 /// The result of shrinking.
 #[derive(Clone, Debug)]
@@ -131,19 +160,31 @@ pub fn shrink_until<C: RecipeSet>(
     violation: &Violation,
     stop: &dyn Fn() -> bool,
 ) -> Shrunk<C> {
-    shrink_with(scenario, failing, violation, Phases::All, stop)
+    shrink_with(
+        scenario,
+        failing,
+        violation,
+        Phases::All,
+        Budget::default(),
+        stop,
+    )
 }
 
-/// [`shrink_until`] with only the given `phases`.
+/// [`shrink_until`] with only the given `phases`, within `budget`.
 pub fn shrink_with<C: RecipeSet>(
     scenario: &Scenario<C>,
     failing: &Schedule,
     violation: &Violation,
     phases: Phases,
+    budget: Budget,
     stop: &dyn Fn() -> bool,
 ) -> Shrunk<C> {
     let indices = failing.to_indices(scenario).unwrap_or_default();
-    let (_, marks) = state_after(scenario, &failing.events);
+    let (_, marks, broke) = state_after(scenario, &failing.events);
+    // A verdict reached only at the run's end: every client's steps to
+    // that end shift on a smaller scenario, so its schedule carries over
+    // worst, and the reduction phase may search there.
+    let at_end = !broke;
     let mut s = Shrinker {
         scenario: scenario.clone(),
         story: Story::of(violation),
@@ -173,8 +214,13 @@ pub fn shrink_with<C: RecipeSet>(
     }
     let reduce = phases == Phases::All;
     let mut reductions = Vec::new();
-    let mut reduced = reduce && reduce_scenario(&mut s, &mut reductions);
-    let mut ending_states = ENDING_STATES;
+    let mut searches = ScenarioSearches {
+        states: if at_end { budget.scenario_states } else { 0 },
+        each: budget.scenario_search_states,
+        spent: 0,
+    };
+    let mut reduced = reduce && reduce_scenario(&mut s, &mut reductions, &mut searches);
+    let mut ending_states = budget.ending_states;
     loop {
         if reduced {
             // 1 again, on the smaller scenario.
@@ -195,18 +241,21 @@ pub fn shrink_with<C: RecipeSet>(
         // A shorter schedule may carry over to a smaller scenario where
         // the longer one did not: reduce again, and if that helps, 1 and
         // 2 again there (the state budget of 2 is shared).
-        reduced = reduce && !s.out_of_time() && reduce_scenario(&mut s, &mut reductions);
+        reduced =
+            reduce && !s.out_of_time() && reduce_scenario(&mut s, &mut reductions, &mut searches);
         if !reduced {
             break;
         }
     }
     // 3. From the start.
-    let mut start_states = START_STATES;
+    let mut start_states = budget.start_states;
     let no_shorter_than = search_from_start(&mut s, &mut start_states);
     Shrunk {
         scenario: s.scenario,
         reductions: reductions.iter().map(|c| c.to_string()).collect(),
-        states: (ENDING_STATES - ending_states) + (START_STATES - start_states),
+        states: (budget.ending_states - ending_states)
+            + (budget.start_states - start_states)
+            + searches.spent,
         ingredients: s.marks.names(),
         story: s.story,
         schedule: s.schedule,
@@ -219,21 +268,47 @@ pub fn shrink_with<C: RecipeSet>(
 /// The reduction phase (module docs): move to the first smaller scenario
 /// whose run tells the story, again and again; whether any was taken. The
 /// changes made are recorded in `reductions`.
+///
+/// A candidate is first tried with the schedule carried over
+/// ([`scenario::Reduction::events`]). When none takes it, each is searched
+/// (while `search_states` lasts): the carried-over schedule may tell
+/// another story only because the smaller scenario shifts who does what
+/// when (without the client that created the root, another creates it,
+/// and the fault strikes that create instead), while a run of the story
+/// exists there.
 fn reduce_scenario<C: RecipeSet>(
     s: &mut Shrinker<'_, C>,
     reductions: &mut Vec<scenario::Change>,
+    searches: &mut ScenarioSearches,
 ) -> bool {
     s.complete = true;
     let mut reduced = false;
     'smaller: while !s.out_of_time() {
-        for candidate in scenario::smaller(&s.scenario) {
+        let candidates = scenario::smaller(&s.scenario);
+        for candidate in &candidates {
             let events = candidate.events(&s.schedule.events);
-            if s.try_scenario(candidate.scenario, &events) {
-                for change in candidate.changes {
-                    scenario::record(reductions, change);
-                }
+            if s.try_scenario(candidate.scenario.clone(), &events) {
                 reduced = true;
+                record_all(reductions, &candidate.changes);
                 continue 'smaller;
+            }
+        }
+        for candidate in &candidates {
+            if searches.states == 0 || s.out_of_time() {
+                break;
+            }
+            let mut budget = searches.each.min(searches.states);
+            let before = budget;
+            // Found, it is no longer than the schedule at hand.
+            let found = story_search(s, &candidate.scenario, s.schedule.len(), &mut budget);
+            searches.states -= before - budget;
+            searches.spent += before - budget;
+            if let Ending::Found(events) = found {
+                if s.try_scenario(candidate.scenario.clone(), &events) {
+                    reduced = true;
+                    record_all(reductions, &candidate.changes);
+                    continue 'smaller;
+                }
             }
         }
         break;
@@ -241,9 +316,50 @@ fn reduce_scenario<C: RecipeSet>(
     reduced
 }
 
-/// The model after `events` (strictly replayed, stopping at a violation)
-/// and the ingredients they gathered.
-fn state_after<C: RecipeSet>(scenario: &Scenario<C>, events: &[Event]) -> (SystemState<C>, Marks) {
+/// The reduction phase's search budget: what is left in all, what one
+/// search may take, what was spent.
+struct ScenarioSearches {
+    states: usize,
+    each: usize,
+    spent: usize,
+}
+
+fn record_all(reductions: &mut Vec<scenario::Change>, changes: &[scenario::Change]) {
+    for change in changes {
+        scenario::record(reductions, change.clone());
+    }
+}
+
+/// Breadth-first from `scenario`'s initial state, with faults of the
+/// story's kinds only, for a run of at most `depth` steps that tells the
+/// story.
+fn story_search<C: RecipeSet>(
+    s: &Shrinker<'_, C>,
+    scenario: &Scenario<C>,
+    depth: usize,
+    states: &mut usize,
+) -> Ending {
+    let kinds = s.story.ingredients.unwrap_or_default();
+    let allow_fault = |e: &Event| matches!(e, Event::Fault(f) if kinds.has_fault_kind(f));
+    let mut search = Search {
+        story: &s.story,
+        prefix: 0,
+        max_steps: scenario.explore.max_steps,
+        depth,
+        allow_fault: &allow_fault,
+        states,
+        stop: s.stop,
+    };
+    search.run(SystemState::new(scenario), Marks::default())
+}
+
+/// The model after `events` (strictly replayed, stopping at a violation),
+/// the ingredients they gathered, and whether one of them broke a
+/// property (rather than the run's end).
+fn state_after<C: RecipeSet>(
+    scenario: &Scenario<C>,
+    events: &[Event],
+) -> (SystemState<C>, Marks, bool) {
     let mut model = SystemState::new(scenario);
     let mut marks = Marks::default();
     let mut log: Vec<Happening<AppEvent>> = Vec::new();
@@ -251,10 +367,10 @@ fn state_after<C: RecipeSet>(scenario: &Scenario<C>, events: &[Event]) -> (Syste
         let result = model.step(event, &mut log);
         marks.add(event, &log);
         if result.is_err() {
-            break;
+            return (model, marks, true);
         }
     }
-    (model, marks)
+    (model, marks, false)
 }
 
 /// From the state after each prefix of the schedule, longest first, search
@@ -266,7 +382,7 @@ fn search_endings<C: RecipeSet>(s: &mut Shrinker<'_, C>, states: &mut usize) -> 
     let mut prefix = s.schedule.len();
     while prefix > 0 && *states > 0 && !s.out_of_time() {
         prefix -= 1;
-        let (start, marks) = state_after(&s.scenario, &s.schedule.events[..prefix]);
+        let (start, marks, _) = state_after(&s.scenario, &s.schedule.events[..prefix]);
         let faults: Vec<Event> = s.schedule.events[prefix..]
             .iter()
             .filter(|e| is_injected_fault(e))
@@ -302,18 +418,7 @@ fn search_from_start<C: RecipeSet>(s: &mut Shrinker<'_, C>, states: &mut usize) 
     if (s.stop)() || s.schedule.is_empty() {
         return 0;
     }
-    let kinds = s.story.ingredients.unwrap_or_default();
-    let allow_fault = |e: &Event| matches!(e, Event::Fault(f) if kinds.has_fault_kind(f));
-    let mut search = Search {
-        story: &s.story,
-        prefix: 0,
-        max_steps: s.scenario.explore.max_steps,
-        depth: s.schedule.len() - 1,
-        allow_fault: &allow_fault,
-        states,
-        stop: s.stop,
-    };
-    match search.run(SystemState::new(&s.scenario), Marks::default()) {
+    match story_search(s, &s.scenario, s.schedule.len() - 1, states) {
         Ending::Found(events) => {
             let shortest = events.len();
             // Replayed like any candidate (it ends at the violation, so

@@ -15,11 +15,11 @@
 //! times), so any chain of accepted reductions ends. [`Reduction::events`]
 //! carries a schedule over: the events of a removed server or client are
 //! left out, later clients are renumbered, a connect to a removed server
-//! goes to server 0.
+//! goes to server 0 (one server left) or to the follower before it.
 
 use std::fmt;
 
-use zkrecipes::{RecipeSet, Workload};
+use zkrecipes::{Family, RecipeSet, Workload};
 use zksim::{Event, Fault};
 
 use crate::aim::Target;
@@ -43,12 +43,17 @@ impl fmt::Display for Change {
     }
 }
 
-/// Append `change` to `changes`, merged into the last one when it carries
-/// on the same field (`clients 4 → 3`, `clients 3 → 2` read `clients 4 → 2`).
+/// Append `change` to `changes`, merged into the earlier one it carries on
+/// (`clients 4 → 3`, then `clients 3 → 2`, read `clients 4 → 2`, wherever
+/// the first stands in the list).
 pub fn record(changes: &mut Vec<Change>, change: Change) {
-    match changes.last_mut() {
-        Some(last) if last.field == change.field && last.to == change.from => last.to = change.to,
-        _ => changes.push(change),
+    match changes
+        .iter_mut()
+        .rev()
+        .find(|c| c.field == change.field && c.to == change.from)
+    {
+        Some(earlier) => earlier.to = change.to,
+        None => changes.push(change),
     }
 }
 
@@ -59,6 +64,9 @@ enum Mapping {
     Same,
     /// Only server 0 is left.
     OneServer,
+    /// This server, the last, is gone: connects to it go to the server
+    /// before it (another follower).
+    WithoutServer(usize),
     /// This client is gone; later clients move down by one.
     WithoutClient(usize),
 }
@@ -98,6 +106,19 @@ fn map_event(mapping: Mapping, event: &Event) -> Option<Event> {
             Event::Connect { client, .. } => Some(Event::Connect {
                 client: *client,
                 server: 0,
+            }),
+            e => Some(e.clone()),
+        },
+        Mapping::WithoutServer(gone) => match event {
+            Event::Apply { server } if *server == gone => None,
+            Event::Fault(Fault::Partition { server } | Fault::Heal { server })
+                if *server == gone =>
+            {
+                None
+            }
+            Event::Connect { client, server } if *server == gone => Some(Event::Connect {
+                client: *client,
+                server: gone - 1,
             }),
             e => Some(e.clone()),
         },
@@ -147,9 +168,12 @@ fn map_event(mapping: Mapping, event: &Event) -> Option<Event> {
 }
 
 /// The scenarios one step smaller than `s`, in a fixed order: one server
-/// in place of several; one client fewer (the last of the scenario, or of
-/// each group of more than one, last group first); one round fewer; hold,
-/// think and session times halved. Only valid ones are listed.
+/// in place of several; the last of three or more servers gone; one
+/// client fewer (any one of the scenario, or of each group of more than
+/// one, last group and last client first: the client the story turns on
+/// is often an early one); one round fewer; hold, think and session times
+/// halved; for several groups, one client of each (every pair) or one
+/// round fewer in each. Only valid ones are listed.
 pub fn smaller<C: RecipeSet>(s: &Scenario<C>) -> Vec<Reduction<C>> {
     let mut out = Vec::new();
     let mut push_all = |candidate: Option<(Scenario<C>, Vec<Change>, Vec<Mapping>)>| {
@@ -167,11 +191,17 @@ pub fn smaller<C: RecipeSet>(s: &Scenario<C>) -> Vec<Reduction<C>> {
         push_all(candidate.map(|(s, c, m)| (s, vec![c], vec![m])));
     };
     push(one_server(s));
+    push(one_server_fewer(s));
     if s.groups.is_empty() {
-        push(without_client(s, None));
+        for c in (0..s.clients).rev() {
+            push(without_client(s, None, c));
+        }
     } else {
         for g in (0..s.groups.len()).rev() {
-            push(without_client(s, Some(g)));
+            let first = s.groups[..g].iter().map(|g| g.count).sum::<usize>();
+            for c in (first..first + s.groups[g].count).rev() {
+                push(without_client(s, Some(g), c));
+            }
         }
     }
     let halve = |n: u64| n / 2;
@@ -202,7 +232,27 @@ pub fn smaller<C: RecipeSet>(s: &Scenario<C>) -> Vec<Reduction<C>> {
     // Groups that must shrink together: a queue's producers offer exactly
     // what its consumers take, so one group alone fewer is invalid.
     if s.groups.len() > 1 {
-        push_all(every_group(s, |t, g| without_client(t, Some(g))));
+        // One client of each group, every combination, last ones first.
+        let mut picks: Vec<Vec<usize>> = vec![Vec::new()];
+        for g in 0..s.groups.len() {
+            let first = s.groups[..g].iter().map(|g| g.count).sum::<usize>();
+            let members: Vec<usize> = (first..first + s.groups[g].count).rev().collect();
+            picks = picks
+                .iter()
+                .flat_map(|p| {
+                    members.iter().map(move |&c| {
+                        let mut p = p.clone();
+                        p.push(c);
+                        p
+                    })
+                })
+                .collect();
+        }
+        for pick in picks {
+            // Each client's index in `t`, where the later groups' removed
+            // clients are already gone (their groups go first).
+            push_all(every_group(s, |t, g| without_client(t, Some(g), pick[g])));
+        }
         push_all(every_group(s, |t, g| {
             workload_change(t, Some(g), "rounds", |w| {
                 let from = u64::from(w.rounds);
@@ -269,24 +319,56 @@ fn one_server<C: RecipeSet>(s: &Scenario<C>) -> Option<(Scenario<C>, Change, Map
     Some((t, change, Mapping::OneServer))
 }
 
-/// One client fewer: the last of the scenario (`group` `None`) or of that
-/// group. `None` when none can go or an aim names the client that would.
+/// Several followers, one fewer: the last server goes (3 → 2 keeps a
+/// follower that can lag; 2 → 1 is [`one_server`]). A pin to it, an aim at
+/// it, and partitions go too: cutting off the only follower of two would
+/// leave the leader without a quorum, which the simulator does not model.
+fn one_server_fewer<C: RecipeSet>(s: &Scenario<C>) -> Option<(Scenario<C>, Change, Mapping)> {
+    let from = s.ensemble.servers;
+    if from <= 2 {
+        return None;
+    }
+    let gone = from - 1;
+    let mut t = s.clone();
+    t.ensemble.servers = from - 1;
+    if t.ensemble.servers < 3 {
+        t.faults.partitions = 0;
+        t.aims.partitions = None;
+    } else if t.aims.partitions == Some(Target::Index(gone)) {
+        return None;
+    }
+    t.pins.retain(|&(_, server)| server != gone);
+    let change = Change {
+        field: "servers".into(),
+        from: from as u64,
+        to: t.ensemble.servers as u64,
+    };
+    Some((t, change, Mapping::WithoutServer(gone)))
+}
+
+/// Client `gone` removed: of the scenario (`group` `None`) or of that
+/// group (which it belongs to). `None` when it is the last of its group
+/// or of the scenario, or an aim names it.
 fn without_client<C: RecipeSet>(
     s: &Scenario<C>,
     group: Option<usize>,
+    gone: usize,
 ) -> Option<(Scenario<C>, Change, Mapping)> {
     let mut t = s.clone();
-    let gone = match group {
-        None => s.clients.checked_sub(1).filter(|&c| c > 0)?,
+    match group {
+        None if s.clients <= 1 => return None,
+        // A queue's recipe without groups splits the roles by client (even
+        // ones offer, odd ones take): one client alone would leave offers
+        // nobody can take, a failure of any queue, not of the recipe.
+        None if s.clients <= 2 && s.family() == Family::Queue => return None,
+        None => {}
         Some(g) => {
-            let count = s.groups[g].count;
-            if count <= 1 {
+            if s.groups[g].count <= 1 {
                 return None;
             }
             t.groups[g].count -= 1;
-            s.groups[..=g].iter().map(|g| g.count).sum::<usize>() - 1
         }
-    };
+    }
     t.clients -= 1;
     let moved = |c: usize| if c > gone { c - 1 } else { c };
     t.pins = s
@@ -402,6 +484,10 @@ mod tests {
             changes(&s),
             vec![
                 "servers 3 → 1".to_string(),
+                "servers 3 → 2".into(),
+                "clients 4 → 3".into(),
+                "clients 4 → 3".into(),
+                "clients 4 → 3".into(),
                 "clients 4 → 3".into(),
                 "rounds 2 → 1".into(),
                 format!("hold_ticks {hold} → {}", hold / 2),
@@ -412,6 +498,18 @@ mod tests {
         for r in smaller(&s) {
             assert_eq!(r.scenario.validate(), Ok(()), "{:?}", r.changes);
         }
+        // Any client may go, the last first.
+        let gone: Vec<Vec<Mapping>> = smaller(&s)[2..6]
+            .iter()
+            .map(|r| r.mappings.clone())
+            .collect();
+        assert_eq!(
+            gone,
+            (0..4)
+                .rev()
+                .map(|c| vec![Mapping::WithoutClient(c)])
+                .collect::<Vec<_>>()
+        );
     }
 
     #[test]
@@ -442,8 +540,9 @@ mod tests {
         s.validate().unwrap();
         let first_group = smaller(&s)
             .into_iter()
-            .find(|r| r.changes[0].to_string() == "clients of a 2 → 1")
+            .find(|r| r.mappings == [Mapping::WithoutClient(1)])
             .expect("group a loses its last client");
+        assert_eq!(first_group.changes[0].to_string(), "clients of a 2 → 1");
         assert_eq!(first_group.scenario.pins, vec![(1, 1), (2, 0)]);
         assert_eq!(
             first_group.scenario.aims.connection_drops,
@@ -465,40 +564,61 @@ mod tests {
                 Event::Apply { server: 2 },
             ]
         );
-        // An aim at the client that would go refuses the candidate.
-        s.aims.connection_drops = Some(Target::Index(3));
-        assert!(!changes(&s).contains(&"clients of b 2 → 1".to_string()));
+        // An aim at the client that would go refuses the candidate; the
+        // other client of its group may still go.
+        let without = |c: usize| {
+            smaller(&s)
+                .iter()
+                .any(|r| r.mappings.contains(&Mapping::WithoutClient(c)))
+        };
+        assert!(!without(3));
+        assert!(without(2));
     }
 
+    fn connect(client: usize, server: usize) -> Event {
+        Event::Connect { client, server }
+    }
+
+    /// One server keeps server 0; one fewer of three keeps a follower
+    /// (connects to the gone one go to it). Both drop partitions: none is
+    /// left to cut off, or cutting off the only follower would leave the
+    /// leader without a quorum, which the simulator does not model.
     #[test]
-    fn one_server_keeps_server_0_and_drops_what_needs_a_follower() {
+    fn server_reductions_keep_what_they_can_and_move_connects() {
         let mut s = lock(3);
         s.faults.partitions = 1;
-        s.pins = vec![(0, 1), (1, 0)];
+        s.pins = vec![(0, 2), (1, 1), (2, 0)];
         s.validate().unwrap();
-        let r = smaller(&s).remove(0);
-        assert_eq!(r.changes[0].to_string(), "servers 3 → 1");
-        assert_eq!(r.scenario.faults.partitions, 0);
-        assert_eq!(r.scenario.pins, vec![(1, 0)]);
         let events = [
-            Event::Connect {
-                client: 0,
-                server: 2,
-            },
+            connect(0, 2),
+            Event::Apply { server: 2 },
             Event::Apply { server: 1 },
-            Event::Fault(Fault::Partition { server: 1 }),
+            Event::Fault(Fault::Partition { server: 2 }),
             Event::Tick,
         ];
+        let one = smaller(&s).remove(0);
+        assert_eq!(one.changes[0].to_string(), "servers 3 → 1");
+        assert_eq!(one.scenario.pins, vec![(2, 0)]);
+        assert_eq!(one.events(&events), vec![connect(0, 0), Event::Tick]);
+        let two = smaller(&s).remove(1);
+        assert_eq!(two.changes[0].to_string(), "servers 3 → 2");
+        assert_eq!(two.scenario.pins, vec![(1, 1), (2, 0)]);
         assert_eq!(
-            r.events(&events),
-            vec![
-                Event::Connect {
-                    client: 0,
-                    server: 0
-                },
-                Event::Tick
-            ]
+            two.events(&events),
+            vec![connect(0, 1), Event::Apply { server: 1 }, Event::Tick]
         );
+        for r in [&one, &two] {
+            assert_eq!(r.scenario.faults.partitions, 0, "{:?}", r.changes);
+        }
+        // Two servers become one by `servers 2 → 1` only.
+        let mut pair = lock(3);
+        pair.ensemble.servers = 2;
+        pair.validate().unwrap();
+        let servers: Vec<String> = changes(&pair)
+            .into_iter()
+            .filter(|c| c.starts_with("servers"))
+            .collect();
+        assert_eq!(servers, ["servers 2 → 1"]);
     }
 
     #[test]
@@ -514,7 +634,37 @@ mod tests {
         record(&mut changes, c("rounds", 2, 1));
         record(&mut changes, c("clients", 2, 1));
         let text: Vec<String> = changes.iter().map(|c| c.to_string()).collect();
-        assert_eq!(text, ["clients 4 → 2", "rounds 2 → 1", "clients 2 → 1"]);
+        assert_eq!(text, ["clients 4 → 1", "rounds 2 → 1"]);
+    }
+
+    /// A queue recipe that splits roles by client (even ones offer, odd
+    /// ones take) keeps two clients: one alone would fail as any queue
+    /// does, with nobody to take its offers.
+    #[test]
+    fn a_queue_without_groups_keeps_a_producer_and_a_consumer() {
+        let queue = |clients: usize| {
+            Scenario::<AnyRecipe>::parse(
+                &format!(
+                    "name = \"q\"\nrecipe = \"seed002-queue\"\nclients = {clients}\nroot = \"/q\"\n\
+                     [checks]\nhard = [\"queue\"]\n"
+                ),
+                "test",
+            )
+            .unwrap()
+        };
+        let clients = |s: &Scenario<AnyRecipe>| -> Vec<String> {
+            changes(s)
+                .into_iter()
+                .filter(|c| c.starts_with("clients"))
+                .collect()
+        };
+        assert!(clients(&queue(2)).is_empty(), "{:?}", changes(&queue(2)));
+        assert_eq!(clients(&queue(3)).len(), 3, "any one of three may go");
+        // A lock alone may shrink to one client (liveness, leaks).
+        let mut lock = lock(2);
+        lock.hard = vec![crate::monitor::Property::Liveness];
+        lock.report.clear();
+        assert_eq!(clients(&lock).len(), 2, "{:?}", changes(&lock));
     }
 
     /// A queue's producers offer what its consumers take: one group alone
@@ -551,10 +701,15 @@ hard = ["queue", "liveness"]
         ] {
             assert!(all.contains(&together.to_string()), "{all:?}");
         }
-        let both = smaller(&s)
+        // One client of each group, every pair: 2 × 2.
+        let pairs: Vec<Reduction<AnyRecipe>> = smaller(&s)
             .into_iter()
-            .find(|r| r.changes.len() == 2 && r.changes[0].field == "clients of producer")
-            .unwrap();
+            .filter(|r| r.changes.len() == 2 && r.changes[0].field == "clients of producer")
+            .collect();
+        let gone: Vec<Vec<Mapping>> = pairs.iter().map(|r| r.mappings.clone()).collect();
+        let pair = |c, p| vec![Mapping::WithoutClient(c), Mapping::WithoutClient(p)];
+        assert_eq!(gone, [pair(3, 1), pair(2, 1), pair(3, 0), pair(2, 0)]);
+        let both = pairs.into_iter().next().unwrap();
         assert_eq!(both.scenario.clients, 2);
         // Client 1 (a producer) and client 3 (a consumer) go; client 2
         // becomes client 1.

@@ -1,11 +1,14 @@
 //! Running the user's command once: `{connect}` replaced by the run's
 //! connect string, its stdout and stderr into files beside the history,
-//! a bounded wait, and a kill (of that child, by its pid) when the bound
-//! passes. Nothing here waits without a deadline.
+//! a bounded wait, and a kill when the bound passes — of the app's whole
+//! process group, as an app is often started through a wrapper (`sh -c`,
+//! a launcher script, `mvn exec:java`) that would otherwise leave the app
+//! itself running. Nothing here waits without a deadline.
 
 use std::fs::File;
+use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::tally::AppEnd;
@@ -30,8 +33,16 @@ pub fn with_connect(command: &[String], connect: &str) -> Option<Vec<String>> {
     )
 }
 
-/// Run `argv` to its end or until `limit`, stdout to `out`, stderr to `err`.
-pub fn run(argv: &[String], out: &Path, err: &Path, limit: Duration) -> AppEnd {
+/// Run `argv` to its end, until `limit`, or until `stop` says so (Ctrl-C:
+/// the app, in a process group of its own, does not get the terminal's
+/// signal, so it is killed here), stdout to `out`, stderr to `err`.
+pub fn run(
+    argv: &[String],
+    out: &Path,
+    err: &Path,
+    limit: Duration,
+    stop: &dyn Fn() -> bool,
+) -> AppEnd {
     let Some((program, args)) = argv.split_first() else {
         return AppEnd::NotStarted("an empty command".into());
     };
@@ -45,6 +56,8 @@ pub fn run(argv: &[String], out: &Path, err: &Path, limit: Duration) -> AppEnd {
         .stdin(Stdio::null())
         .stdout(stdout)
         .stderr(stderr)
+        // Its own process group, led by it: the kill reaches all of it.
+        .process_group(0)
         .spawn()
     {
         Ok(c) => c,
@@ -57,18 +70,35 @@ pub fn run(argv: &[String], out: &Path, err: &Path, limit: Duration) -> AppEnd {
                 return status.code().map_or(AppEnd::Signalled, AppEnd::Exited);
             }
             Ok(None) if started.elapsed() >= limit => {
-                let _ = child.kill();
-                let _ = child.wait();
+                kill_group(&mut child);
                 return AppEnd::TimedOut(limit);
+            }
+            Ok(None) if stop() => {
+                kill_group(&mut child);
+                return AppEnd::Interrupted;
             }
             Ok(None) => std::thread::sleep(POLL),
             Err(e) => {
-                let _ = child.kill();
-                let _ = child.wait();
+                kill_group(&mut child);
                 return AppEnd::NotStarted(format!("waiting for `{program}`: {e}"));
             }
         }
     }
+}
+
+/// SIGKILL to the process group `child` leads (it was spawned with
+/// `process_group(0)`), then reap `child`. Only for a child not reaped
+/// yet: until then its pid is its group's id, and cannot name another.
+fn kill_group(child: &mut Child) {
+    if let Ok(pid) = i32::try_from(child.id()) {
+        // SAFETY: kill(2) touches no memory of ours; a negative pid names
+        // the process group.
+        unsafe {
+            libc::kill(-pid, libc::SIGKILL);
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 #[cfg(test)]
@@ -94,26 +124,48 @@ mod tests {
         let (out, err) = (dir.join("out"), dir.join("err"));
         let limit = Duration::from_secs(10);
         assert_eq!(
-            run(&argv(&["sh", "-c", "echo hi"]), &out, &err, limit),
+            run(&argv(&["sh", "-c", "echo hi"]), &out, &err, limit, &|| {
+                false
+            }),
             AppEnd::Exited(0)
         );
         assert_eq!(std::fs::read_to_string(&out).unwrap(), "hi\n");
         assert_eq!(
-            run(&argv(&["sh", "-c", "exit 4"]), &out, &err, limit),
+            run(&argv(&["sh", "-c", "exit 4"]), &out, &err, limit, &|| false),
             AppEnd::Exited(4)
         );
         assert_eq!(
-            run(&argv(&["sh", "-c", "kill -9 $$"]), &out, &err, limit),
+            run(
+                &argv(&["sh", "-c", "kill -9 $$"]),
+                &out,
+                &err,
+                limit,
+                &|| false
+            ),
             AppEnd::Signalled
         );
         let short = Duration::from_millis(200);
         let started = Instant::now();
         assert_eq!(
-            run(&argv(&["sleep", "30"]), &out, &err, short),
+            run(&argv(&["sleep", "30"]), &out, &err, short, &|| false),
             AppEnd::TimedOut(short)
         );
         assert!(started.elapsed() < Duration::from_secs(5));
-        let missing = run(&argv(&["/nonexistent/zkcheck-app"]), &out, &err, limit);
+        // Stopped (Ctrl-C) before its limit: killed, and said so.
+        let started = Instant::now();
+        let stop = || started.elapsed() > Duration::from_millis(200);
+        assert_eq!(
+            run(&argv(&["sleep", "30"]), &out, &err, limit, &stop),
+            AppEnd::Interrupted
+        );
+        assert!(started.elapsed() < Duration::from_secs(5));
+        let missing = run(
+            &argv(&["/nonexistent/zkcheck-app"]),
+            &out,
+            &err,
+            limit,
+            &|| false,
+        );
         assert!(matches!(missing, AppEnd::NotStarted(_)), "{missing:?}");
         let _ = std::fs::remove_dir_all(&dir);
     }

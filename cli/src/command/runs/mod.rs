@@ -115,6 +115,9 @@ pub fn runs(serve: &ServeArgs, args: &RunsArgs, io: &mut Io) -> Exit {
         Ok(rt) => rt,
         Err(e) => return bad_input(io, format!("cannot start the server's runtime: {e}")),
     };
+    // Ctrl-C or SIGTERM: the running app is killed, the runs done are
+    // summed up (exit 3 unless one violated), nothing is lost.
+    zkcheck::stop::install_signal_handler();
     let started = Instant::now();
     let mut tally = Tally::default();
     let mut first: Option<Finished> = None;
@@ -135,6 +138,13 @@ pub fn runs(serve: &ServeArgs, args: &RunsArgs, io: &mut Io) -> Exit {
         );
     }
     for i in 0..plan.runs {
+        if zkcheck::stop::interrupted() {
+            tally.cut_short = Some(format!(
+                "interrupted (Ctrl-C or a termination signal) after {i} of {} runs",
+                plan.runs
+            ));
+            break;
+        }
         let seed = serve.seed + i;
         let run = match one_run(&runtime, serve, args, &plan, seed) {
             Ok(r) => r,
@@ -262,6 +272,7 @@ fn one_run(
         &plan.file(seed, "out"),
         &plan.file(seed, "err"),
         plan.timeout,
+        &zkcheck::stop::interrupted,
     );
     runtime.block_on(running.stop());
     let judged = judging::judge_file(&history, &plan.config);
@@ -351,6 +362,9 @@ fn print_summary(
             0.0
         }
     );
+    if let Some(why) = &tally.cut_short {
+        say!(io, "stopped early: {why}: incomplete");
+    }
     if let Some((seed, why)) = &tally.first_incomplete {
         say!(io, "first incomplete run: seed {seed}: {why}");
         say!(

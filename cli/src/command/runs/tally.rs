@@ -15,6 +15,8 @@ pub enum AppEnd {
     TimedOut(Duration),
     /// It could not be started at all.
     NotStarted(String),
+    /// The command was interrupted (Ctrl-C, SIGTERM) while it ran: killed.
+    Interrupted,
 }
 
 impl AppEnd {
@@ -29,6 +31,9 @@ impl AppEnd {
                 limit.as_secs_f64()
             )),
             AppEnd::NotStarted(why) => Some(format!("the app could not be started: {why}")),
+            AppEnd::Interrupted => {
+                Some("zkcheck was interrupted while the app ran: the app was killed".into())
+            }
         }
     }
 }
@@ -86,6 +91,8 @@ pub struct Tally {
     pub first_violation: Option<u64>,
     /// The first incomplete run: its seed and why.
     pub first_incomplete: Option<(u64, String)>,
+    /// Why fewer runs were done than asked (Ctrl-C), if so: never ok.
+    pub cut_short: Option<String>,
 }
 
 impl Tally {
@@ -114,12 +121,12 @@ impl Tally {
         }
     }
 
-    /// 1 if any run violated; else 3 if any was incomplete (or none ran);
-    /// else 0.
+    /// 1 if any run violated; else 3 if any was incomplete, none ran, or
+    /// fewer ran than asked; else 0.
     pub fn exit(&self) -> u8 {
         if self.violations > 0 {
             1
-        } else if self.incomplete > 0 || self.runs == 0 {
+        } else if self.incomplete > 0 || self.runs == 0 || self.cut_short.is_some() {
             3
         } else {
             0
@@ -138,6 +145,7 @@ mod tests {
             AppEnd::Signalled,
             AppEnd::TimedOut(Duration::from_secs(5)),
             AppEnd::NotStarted("no such file".into()),
+            AppEnd::Interrupted,
         ] {
             let outcome = Outcome::of(&app, Ok((0, vec![])));
             assert!(
@@ -182,5 +190,10 @@ mod tests {
         assert_eq!((t.runs, t.ok, t.violations, t.incomplete), (4, 1, 2, 1));
         assert_eq!(t.first_violation, Some(9));
         assert_eq!(t.rate(), 0.5);
+        let mut short = Tally::default();
+        short.add(7, &Outcome::Ok);
+        assert_eq!(short.exit(), 0);
+        short.cut_short = Some("interrupted after 1 of 5 runs".into());
+        assert_eq!(short.exit(), 3, "fewer runs than asked is never ok");
     }
 }
