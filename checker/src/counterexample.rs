@@ -50,6 +50,13 @@ pub struct Counterexample {
     /// counterexample runs on the scenario checked. The trace and the
     /// token are of the smaller scenario (the token carries it whole).
     pub reductions: Vec<String>,
+    /// No run of the same story (its property, explanation shape and
+    /// ingredients) on the counterexample's scenario is shorter: the
+    /// shrinker's search from the initial state looked at every shorter
+    /// one ([`crate::shrink::Shrunk::no_shorter_than`]). Equal to
+    /// `steps`: a shortest counterexample. `0`: not known (replayed, a
+    /// lasso, shrinking cut short).
+    pub no_shorter_than: usize,
 }
 
 impl Counterexample {
@@ -113,6 +120,7 @@ impl Counterexample {
             token: None,
             cycle_from: None,
             reductions: shrunk.reductions.clone(),
+            no_shorter_than: shrunk.no_shorter_than,
         };
         let Some(indices) = shrunk.schedule.to_indices(scenario) else {
             c.trace = "(internal error: the shrunk schedule does not replay)\n".into();
@@ -152,6 +160,7 @@ impl Counterexample {
             token: None,
             cycle_from: Some(from),
             reductions: Vec::new(),
+            no_shorter_than: 0,
         };
         let Some(indices) = schedule.to_indices(scenario) else {
             c.trace = "(internal error: the lasso does not replay)\n".into();
@@ -175,6 +184,33 @@ impl Counterexample {
     /// than the one checked (`None` when it does not).
     pub fn reductions_line(&self) -> Option<String> {
         Self::describe_reductions(&self.reductions)
+    }
+
+    /// The line that says how short the counterexample is known to be
+    /// (`None` when nothing is known).
+    pub fn shortest_line(&self) -> Option<String> {
+        Self::describe_shortest(self.steps, self.no_shorter_than)
+    }
+
+    /// "the shortest of its story: …" or "no run of its story is shorter
+    /// than N steps" for a counterexample of `steps` steps that no run of
+    /// fewer than `bound` steps tells (`0`: unknown): the one wording of
+    /// every summary.
+    pub fn describe_shortest(steps: usize, bound: usize) -> Option<String> {
+        if bound == 0 {
+            None
+        } else if bound >= steps {
+            Some(
+                "the shortest of its story: no run of fewer steps breaks the property with the \
+                 same kind of explanation and faults (searched)"
+                    .to_string(),
+            )
+        } else {
+            Some(format!(
+                "no run of fewer than {bound} steps breaks the property with the same kind of \
+                 explanation and faults (searched)"
+            ))
+        }
     }
 
     /// "shrunk on a smaller scenario: servers 3 → 1, clients 4 → 2 (the
@@ -235,6 +271,9 @@ impl fmt::Display for Counterexample {
             )?;
         }
         if let Some(line) = self.reductions_line() {
+            writeln!(f, "{line}")?;
+        }
+        if let Some(line) = self.shortest_line() {
             writeln!(f, "{line}")?;
         }
         if let Some(reason) = &self.shrink_cut_short {

@@ -172,6 +172,7 @@ pub fn of_replay<C: RecipeSet>(
         ),
         cycle_from,
         reductions: Vec::new(),
+        no_shorter_than: 0,
     });
     let exploration = Exploration {
         schedules: 1,

@@ -172,6 +172,15 @@ pub struct FoundCounterexample {
     /// when empty (the token's scenario is the result's own).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reductions: Vec<String>,
+    /// No run of the same story is shorter than this many steps (the
+    /// shrinker searched every shorter one); equal to `steps` for a
+    /// shortest counterexample. Left out when not known.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub no_shorter_than: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// One shard inside a merge: what it was given, ran and found.
@@ -245,6 +254,7 @@ impl FoundCounterexample {
             token: c.token.clone(),
             cycle_from: c.cycle_from,
             reductions: c.reductions.clone(),
+            no_shorter_than: c.no_shorter_than,
         }
     }
 }

@@ -232,6 +232,47 @@ fn shrink_scenario_cli_says_so_and_keep_scenario_keeps_it() {
     assert!(help.out.contains("exact topology"), "{}", help.out);
 }
 
+/// The summary says how short the counterexample is known to be: the
+/// shortest of its story when the last search looked at every shorter
+/// run (the blind retry, 21 steps), a lower bound when its budget ran out
+/// first (the waiter expiry: 27 steps, none under 19 found), nothing for a
+/// replayed token (no search); `--json` carries the bound.
+#[test]
+fn shrink_scenario_the_summary_says_how_short() {
+    let file = blind_retry_file("blind-short.toml");
+    let shortest = zk(&["check", &file, "--schedules", "50", "--jobs", "1"]);
+    assert!(
+        shortest.out.contains("the shortest of its story"),
+        "{}",
+        shortest.out
+    );
+    let json = zk(&["check", &file, "--schedules", "50", "--jobs", "1", "--json"]);
+    let value: serde_json::Value = serde_json::from_str(&json.out).expect("JSON");
+    let c = &value["counterexample"];
+    assert_eq!(c["no_shorter_than"], c["steps"], "{c}");
+    let expiry = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../scenarios/seeds/ouyang-lock-waiter-expiry.toml");
+    let bounded = zk(&["check", expiry.to_str().unwrap(), "--jobs", "1"]);
+    assert!(
+        bounded.out.contains("no run of fewer than 19 steps"),
+        "{}",
+        bounded.out
+    );
+    assert!(!bounded.out.contains("the shortest of its story"));
+    let token = shortest
+        .out
+        .lines()
+        .find_map(|l| l.strip_prefix("replay: "))
+        .expect("a token");
+    let replayed = zk(&["replay", token]);
+    assert!(
+        replayed.out.contains("VIOLATION liveness"),
+        "{}",
+        replayed.out
+    );
+    assert!(!replayed.out.contains("of its story"), "{}", replayed.out);
+}
+
 /// Shards whose counterexample runs on a smaller scenario merge (the
 /// token's scenario is the result's, reduced: same name, recipe and
 /// checks), and the merge says so in the same line.

@@ -87,7 +87,7 @@ pub struct Budget {
 
 impl Default for Budget {
     /// What `zkcheck check`, [`crate::check::Check`] and [`shrink`] spend:
-    /// about a second and a few hundred MiB at most on two cores
+    /// a few seconds and a few hundred MiB at most on two cores
     /// (docs/VERDICTS.md, "Shrinking").
     fn default() -> Self {
         Budget {
@@ -271,7 +271,7 @@ pub fn shrink_with<C: RecipeSet>(
 ///
 /// A candidate is first tried with the schedule carried over
 /// ([`scenario::Reduction::events`]). When none takes it, each is searched
-/// (while `search_states` lasts): the carried-over schedule may tell
+/// (while `searches` lasts): the carried-over schedule may tell
 /// another story only because the smaller scenario shifts who does what
 /// when (without the client that created the root, another creates it,
 /// and the fault strikes that create instead), while a run of the story

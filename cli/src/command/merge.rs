@@ -131,6 +131,9 @@ fn print_merged(io: &mut Text, m: &Summary) {
         if let Some(line) = zkcheck::Counterexample::describe_reductions(&c.reductions) {
             say!(io, "{line}");
         }
+        if let Some(line) = zkcheck::Counterexample::describe_shortest(c.steps, c.no_shorter_than) {
+            say!(io, "{line}");
+        }
         if let Some(reason) = &c.shrink_cut_short {
             say!(io, "(shrinking ended early: {reason})");
         }
