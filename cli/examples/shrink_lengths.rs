@@ -125,10 +125,10 @@ fn main() {
     let times: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(1);
     let d = Budget::default();
     let budget = Budget {
-        ending_states: d.ending_states * times,
-        start_states: d.start_states * times,
-        scenario_states: d.scenario_states * times,
-        scenario_search_states: d.scenario_search_states * times,
+        ending_states: d.ending_states.saturating_mul(times),
+        start_states: d.start_states.saturating_mul(times),
+        scenario_states: d.scenario_states.saturating_mul(times),
+        scenario_search_states: d.scenario_search_states.saturating_mul(times),
     };
     println!(
         "| scenario | recipe | check | seed | raw | scenario kept (replays, states, time) | \
