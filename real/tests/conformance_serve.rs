@@ -58,6 +58,9 @@ impl Serve {
             port: 0,
             verbose: false,
         };
+        // `CONFORMANCE_SERVE_HISTORY=<file>`: serve records what it did
+        // (docs/HISTORY.md), to read a difference from the server's side.
+        let history = std::env::var_os("CONFORMANCE_SERVE_HISTORY").map(std::path::PathBuf::from);
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let (started_tx, started) = std::sync::mpsc::channel();
         let thread = std::thread::Builder::new()
@@ -67,7 +70,7 @@ impl Serve {
                     .enable_all()
                     .build()?;
                 runtime.block_on(async move {
-                    let running: Running = match driver::start(options).await {
+                    let running: Running = match driver::start_recording(options, history).await {
                         Ok(running) => running,
                         Err(e) => {
                             let _ = started_tx.send(Err(e.to_string()));

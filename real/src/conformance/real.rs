@@ -183,61 +183,14 @@ pub async fn run(
         last: None,
         broken: None,
     };
-    for k in 0..script.sessions.max(1) {
-        let proxy = FaultProxy::start(upstream)
-            .map_err(|source| ConductorError::Proxy { session: k, source })?;
-        let connect = proxy.connect_string();
-        let timeout = if script.expires(k) {
-            EXPIRING_TIMEOUT
-        } else {
-            LONG_TIMEOUT
-        };
-        let handle = zk::Client::connector()
-            .with_session_timeout(timeout)
-            .connect(&connect)
-            .await
-            .map_err(|source| ConductorError::Connect { session: k, source })?;
-        let watcher = handle.state_watcher();
-        conductor.push_state(k, watcher);
-        conductor.slots.push(Slot {
-            session: handle.session_id().0,
-            handle: Some(handle),
-            proxy,
-            link: Link::Connected,
-            held: None,
-            in_flight: Vec::new(),
-            armed: BTreeMap::new(),
-            seen: Vec::new(),
-        });
+    let played = conductor.play(script, root).await;
+    if played.is_err() {
+        // A refused or stuck script must not leave its sessions open: the
+        // server would expire them some seconds later, in the middle of
+        // another script, whose zxids would then be one off.
+        conductor.close_all_quietly().await;
     }
-    let setup = Op::Create {
-        path: root.to_string(),
-        data: Vec::new(),
-        mode: zksim::CreateMode::Persistent,
-    };
-    conductor.op(0, SETUP, setup).await?;
-    for (i, step) in script.steps.iter().enumerate() {
-        let k = step.session;
-        if k >= conductor.slots.len() {
-            return Err(ConductorError::NoSession {
-                step: i,
-                session: k,
-            });
-        }
-        match &step.action {
-            Action::Op(op) => conductor.op(k, i, op.clone()).await?,
-            Action::Send(op) => conductor.send(k, i, op.clone()).await?,
-            Action::HoldRequests => conductor.hold(k, Hold::Requests),
-            Action::HoldReplies => conductor.hold(k, Hold::Replies),
-            Action::Close => conductor.close(k).await?,
-            Action::Expire => conductor.expire(k).await?,
-            Action::Disconnect => conductor.disconnect(k).await?,
-            Action::Reconnect => conductor.reconnect(k, i).await?,
-            Action::AwaitReaped(path) => conductor.await_reaped(k, i, path).await?,
-        }
-        conductor.barrier(k).await?;
-    }
-    let seen: Vec<Vec<Seen>> = conductor.slots.iter().map(|s| s.seen.clone()).collect();
+    let seen = played?;
     let sessions: Vec<Vec<SessionId>> = conductor.slots.iter().map(|s| vec![s.session]).collect();
     conductor.close_all().await?;
     let base = base_zxid(&seen[0]).ok_or(ConductorError::SetupFailed)?;
@@ -249,6 +202,70 @@ pub async fn run(
 }
 
 impl Conductor {
+    /// Connect the script's sessions and perform its steps; what each
+    /// session saw.
+    async fn play(
+        &mut self,
+        script: &Script,
+        root: &str,
+    ) -> Result<Vec<Vec<Seen>>, ConductorError> {
+        for k in 0..script.sessions.max(1) {
+            let proxy = FaultProxy::start(self.upstream)
+                .map_err(|source| ConductorError::Proxy { session: k, source })?;
+            let connect = proxy.connect_string();
+            let timeout = if script.expires(k) {
+                EXPIRING_TIMEOUT
+            } else {
+                LONG_TIMEOUT
+            };
+            let handle = zk::Client::connector()
+                .with_session_timeout(timeout)
+                .connect(&connect)
+                .await
+                .map_err(|source| ConductorError::Connect { session: k, source })?;
+            let watcher = handle.state_watcher();
+            self.push_state(k, watcher);
+            self.slots.push(Slot {
+                session: handle.session_id().0,
+                handle: Some(handle),
+                proxy,
+                link: Link::Connected,
+                held: None,
+                in_flight: Vec::new(),
+                armed: BTreeMap::new(),
+                seen: Vec::new(),
+            });
+        }
+        let setup = Op::Create {
+            path: root.to_string(),
+            data: Vec::new(),
+            mode: zksim::CreateMode::Persistent,
+        };
+        self.op(0, SETUP, setup).await?;
+        for (i, step) in script.steps.iter().enumerate() {
+            let k = step.session;
+            if k >= self.slots.len() {
+                return Err(ConductorError::NoSession {
+                    step: i,
+                    session: k,
+                });
+            }
+            match &step.action {
+                Action::Op(op) => self.op(k, i, op.clone()).await?,
+                Action::Send(op) => self.send(k, i, op.clone()).await?,
+                Action::HoldRequests => self.hold(k, Hold::Requests),
+                Action::HoldReplies => self.hold(k, Hold::Replies),
+                Action::Close => self.close(k).await?,
+                Action::Expire => self.expire(k).await?,
+                Action::Disconnect => self.disconnect(k).await?,
+                Action::Reconnect => self.reconnect(k, i).await?,
+                Action::AwaitReaped(path) => self.await_reaped(k, i, path).await?,
+            }
+            self.barrier(k).await?;
+        }
+        Ok(self.slots.iter().map(|s| s.seen.clone()).collect())
+    }
+
     fn proxy(&self, k: usize) -> &FaultProxy {
         &self.slots[k].proxy
     }
@@ -437,17 +454,38 @@ impl Conductor {
     /// first) would take a zxid in the middle of the next script.
     async fn close_all(&mut self) -> Result<(), ConductorError> {
         for k in 0..self.slots.len() {
-            self.slots[k].proxy.resume();
-            self.slots[k].held = None;
-            if self.slots[k].link == Link::Disconnected {
-                self.until(Done::State(k, Link::Connected)).await?;
-            }
-            if self.slots[k].link == Link::Connected {
-                self.close(k).await?;
-            }
-            self.slots[k].handle = None;
+            self.close_slot(k).await?;
         }
         Ok(())
+    }
+
+    /// [`Conductor::close_all`] after a failed step: every session is
+    /// tried, whatever an earlier one did.
+    async fn close_all_quietly(&mut self) {
+        self.broken = None;
+        for k in 0..self.slots.len() {
+            let _ = self.close_slot(k).await;
+            self.broken = None;
+        }
+    }
+
+    /// Close session `k` if it is open, waiting for a broken connection to
+    /// come back first (a session dropped unclosed lives on at the server).
+    async fn close_slot(&mut self, k: usize) -> Result<(), ConductorError> {
+        self.slots[k].proxy.resume();
+        self.slots[k].held = None;
+        let closing = if self.slots[k].link == Link::Disconnected {
+            self.until(Done::State(k, Link::Connected)).await
+        } else {
+            Ok(())
+        };
+        let closed = if closing.is_ok() && self.slots[k].link == Link::Connected {
+            self.close(k).await
+        } else {
+            closing
+        };
+        self.slots[k].handle = None;
+        closed
     }
 
     async fn close(&mut self, k: usize) -> Result<(), ConductorError> {
