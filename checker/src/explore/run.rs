@@ -80,6 +80,20 @@ pub struct Run<C: RecipeSet = AnyRecipe> {
 }
 
 impl<C: RecipeSet> Run<C> {
+    /// What the contract reports of this run, found with `seed`: the
+    /// model's figures are read here, the model itself is let go.
+    pub fn into_outcome(self, seed: u64) -> RunOutcome {
+        RunOutcome {
+            seed,
+            cut: self.ending == Ending::StepBound,
+            clock_cut: self.ending == Ending::ClockBound,
+            steps: self.schedule.len(),
+            figures: self.model.monitors.figures(),
+            violation: self.violation,
+            schedule: self.schedule,
+        }
+    }
+
     /// The chooser stopped the run before its natural end.
     pub(crate) fn stopped(model: SystemState<C>, schedule: Schedule) -> Self {
         Run {
@@ -253,16 +267,7 @@ pub(crate) fn outcome_from<C: RecipeSet, Ch: Chooser<C> + ?Sized>(
     seed: u64,
     chooser: &mut Ch,
 ) -> RunOutcome {
-    let run = drive_from(start.clone(), max_steps, chooser, |_, _, _| {});
-    RunOutcome {
-        seed,
-        cut: run.ending == Ending::StepBound,
-        clock_cut: run.ending == Ending::ClockBound,
-        steps: run.schedule.len(),
-        figures: run.model.monitors.figures(),
-        violation: run.violation,
-        schedule: run.schedule,
-    }
+    drive_from(start.clone(), max_steps, chooser, |_, _, _| {}).into_outcome(seed)
 }
 
 #[cfg(test)]

@@ -170,14 +170,5 @@ pub fn run_timed_until<C: RecipeSet>(
     chooser.finish(&run.model.world);
     let busy = chooser.busy_us().iter().copied().max().unwrap_or(0);
     let time = ledger.into_figures(Some(busy), Some(chooser.notifications()));
-    let outcome = RunOutcome {
-        seed,
-        cut: run.ending == Ending::StepBound,
-        clock_cut: run.ending == Ending::ClockBound,
-        steps: run.schedule.len(),
-        figures: run.model.monitors.figures(),
-        violation: run.violation,
-        schedule: run.schedule,
-    };
-    ((outcome, time), stopped)
+    ((run.into_outcome(seed), time), stopped)
 }
