@@ -54,7 +54,10 @@ fn a_remote_client_attaches_at_run_time_on_its_server() {
     let mut w = world();
     let mut log = Log::new();
     let (a, session) = w.attach(Remote, 2, 6, &mut log).unwrap();
+    // S39: follower 2 has not applied the session's creation yet.
+    assert!(w.is_connecting(a));
     settle(&mut w, &mut log);
+    assert!(!w.is_connecting(a));
     assert_eq!(w.server_of(a), Some(2));
     assert!(w.is_session_live(session));
     assert_eq!(w.session_timeout_of(session), 6);
@@ -71,10 +74,58 @@ fn a_remote_client_attaches_at_run_time_on_its_server() {
     settle(&mut w, &mut log);
     let got = deliveries(&log, a);
     assert!(
-        matches!(&got[..], [Delivery::Reply { op: o, reply: Ok(Response::Created { path, .. }) }] if *o == op && path == "/x"),
+        matches!(&got[..], [Delivery::Session(SessionEvent::SyncConnected), Delivery::Reply { op: o, reply: Ok(Response::Created { path, .. }) }] if *o == op && path == "/x"),
         "{got:?}"
     );
     assert_eq!(w.client_last_zxid(a), w.applied_zxid(2));
+}
+
+/// S39 on a follower: the session's requests wait for its creation to be
+/// applied there; on the leader nothing waits.
+#[test]
+fn a_remote_session_on_a_follower_is_connected_once_the_follower_applied_its_creation() {
+    let mut w = world();
+    let mut log = Log::new();
+    let (on_leader, _) = w.attach(Remote, 0, 6, &mut log).unwrap();
+    assert!(!w.is_connecting(on_leader));
+    let (a, _) = w.attach(Remote, 1, 6, &mut log).unwrap();
+    let read = w.submit(
+        a,
+        Op::Exists {
+            path: "/".into(),
+            watch: false,
+        },
+        &mut log,
+    );
+    let mut enabled = Vec::new();
+    w.enabled(&mut enabled);
+    assert!(
+        !enabled.contains(&Event::Request { client: a }),
+        "a request taken before the connect is answered: {enabled:?}"
+    );
+    settle(&mut w, &mut log);
+    let got = deliveries(&log, a);
+    assert!(
+        matches!(&got[..], [Delivery::Session(SessionEvent::SyncConnected), Delivery::Reply { op, .. }] if *op == read),
+        "{got:?}"
+    );
+    assert!(deliveries(&log, on_leader).is_empty());
+}
+
+/// A connection lost before its connect response: the client never
+/// learned its session id and will ask for a new session on a new
+/// connection; the slot keeps the session made for it, which lives on
+/// unheard until it expires.
+#[test]
+fn a_remote_connection_lost_before_its_connect_response_keeps_its_session() {
+    let mut w = world();
+    let mut log = Log::new();
+    let (a, session) = w.attach(Remote, 1, 6, &mut log).unwrap();
+    assert!(w.is_connecting(a));
+    w.disconnect(a);
+    assert_eq!(w.session_of(a), session);
+    assert!(w.is_session_live(session));
+    assert!(!w.is_connecting(a));
 }
 
 #[test]
@@ -91,10 +142,14 @@ fn a_remote_session_lives_on_its_traffic_and_expires_on_its_own_timeout() {
     }
     assert!(w.is_session_live(sa), "pinged every tick");
     assert!(!w.is_session_live(sb), "silent for more than 3 ticks");
-    // The server closed b's connection as it applied the expiry.
+    // Connected once follower 1 applied its creation (S39); the server
+    // closed b's connection as it applied the expiry.
     assert_eq!(
         deliveries(&log, b),
-        vec![Delivery::Session(SessionEvent::Disconnected)]
+        vec![
+            Delivery::Session(SessionEvent::SyncConnected),
+            Delivery::Session(SessionEvent::Disconnected)
+        ]
     );
     assert_eq!(w.reattach(b, 0, 0, 3, &mut log), Err(Refusal::Expired));
     assert!(w.is_handle_dead(b));

@@ -295,6 +295,7 @@ impl Engine {
         if let ConnState::Live { client } = c.state {
             self.note_session(c.session, SessionRecord::Disconnected, c.server, conn, None);
             self.sessions[client].conn = None;
+            self.sessions[client].awaiting_connect = None;
             self.world.disconnect(client);
             self.settle_client(client, out);
         }
@@ -376,9 +377,15 @@ impl Engine {
                     self.by_session.insert(session, client);
                     let ms = Some(i64::from(timeout_ms));
                     self.note_session(session, SessionRecord::Created, server, conn, ms);
-                    // The connect response is the connection's first frame.
+                    // The connect response is the connection's first frame;
+                    // on a follower behind the session's creation it waits
+                    // (S39), sent when the world delivers `SyncConnected`.
                     self.bind(conn, client);
-                    self.connect_response(conn, timeout_ms, session, out);
+                    if self.world.is_connecting(client) {
+                        self.sessions[client].awaiting_connect = Some(timeout_ms);
+                    } else {
+                        self.connect_response(conn, timeout_ms, session, out);
+                    }
                     self.settle_client(client, out);
                 }
                 Err(_) => self.close(conn, CloseReason::ServerUnavailable, out),
@@ -855,6 +862,15 @@ impl Engine {
                     } else {
                         self.sessions[client].conn = Some(conn);
                     }
+                }
+            }
+            Delivery::Session(SessionEvent::SyncConnected) => {
+                // A new session's server applied its creation (S39).
+                if let (Some(timeout_ms), Some(conn)) =
+                    (self.sessions[client].awaiting_connect.take(), conn)
+                {
+                    let session = self.world.session_of(client);
+                    self.connect_response(conn, timeout_ms, session, out);
                 }
             }
             Delivery::Session(_) => {}

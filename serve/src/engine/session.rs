@@ -17,6 +17,9 @@ pub struct WireSession {
     pub closing: Option<i32>,
     /// The zxid of the session's own close, once ordered.
     pub close_zxid: Option<Zxid>,
+    /// A new session's connect response held back (its timeout, ms) until
+    /// its server has applied the session's creation (S39).
+    pub awaiting_connect: Option<i32>,
 }
 
 impl WireSession {
@@ -27,6 +30,7 @@ impl WireSession {
             pending: BTreeMap::new(),
             closing: None,
             close_zxid: None,
+            awaiting_connect: None,
         }
     }
 }

@@ -23,6 +23,31 @@ impl Harness {
         }
     }
 
+    fn with(limits: Limits) -> Self {
+        Harness {
+            engine: Engine::new(limits),
+            out: Vec::new(),
+        }
+    }
+
+    /// Send a new session's connect request on a new connection; what
+    /// came back (the connect response, unless it is held).
+    fn connect_new(&mut self, conn: ConnId, server: ServerId) -> Vec<Output> {
+        self.input(Input::Accepted { conn, server });
+        let body = encode_connect_request(&ConnectRequest {
+            protocol_version: 0,
+            last_zxid_seen: 0,
+            timeout_ms: 1000,
+            session_id: 0,
+            passwd: vec![0; 16],
+            read_only: Some(false),
+        });
+        self.input(Input::Bytes {
+            conn,
+            data: write_frame(&body),
+        })
+    }
+
     fn input(&mut self, input: Input) -> Vec<Output> {
         self.engine.handle(input, &mut self.out);
         std::mem::take(&mut self.out)
@@ -277,4 +302,54 @@ fn the_same_inputs_give_the_same_outputs() {
         all
     };
     assert_eq!(run(), run());
+}
+
+/// S39: a follower answers a new session's connect only once it has
+/// applied the session's creation, so the session's first read cannot be
+/// older than that (here: it sees the node created before it connected).
+#[test]
+fn a_new_session_on_a_lagging_follower_is_answered_once_its_creation_is_applied() {
+    let mut h = Harness::with(Limits {
+        servers: 3,
+        tick_ms: 100,
+        faults: faults::FaultSpec::parse("lag=1,within=1").unwrap(),
+        aim: faults::Aim::All,
+        ..Limits::default()
+    });
+    h.connect(1, 1, 0, vec![0; 16], 0);
+    // The first data request starts the lag on its follower, 1.
+    let out = h.request(1, 1, op::CREATE, create("/x", 0));
+    assert!(
+        Harness::sent(&out, 1).is_empty(),
+        "follower 1 lags: no reply yet"
+    );
+    assert!(h.engine.faults().is_lagging(1));
+
+    // A new session on follower 1, which sends a read at once.
+    let mut seen = h.connect_new(2, 1);
+    let exists = Request::Exists {
+        path: "/x".into(),
+        watch: false,
+    };
+    seen.extend(h.request(2, 1, op::EXISTS, exists));
+    assert!(
+        Harness::sent(&seen, 2).is_empty(),
+        "answered before follower 1 applied the session's creation: {seen:?}"
+    );
+    let mut ticks = 0;
+    while h.engine.faults().is_lagging(1) {
+        assert!(ticks <= faults::MAX_LAG_TICKS, "the lag never ended");
+        seen.extend(h.input(Input::Tick));
+        ticks += 1;
+    }
+    seen.extend(h.input(Input::Tick));
+    let frames = Harness::sent(&seen, 2);
+    assert_eq!(frames.len(), 2, "{seen:?}");
+    let response = decode_connect_response(&frames[0]).unwrap();
+    assert_ne!(response.session_id, 0);
+    assert_eq!(response.timeout_ms, 1000);
+    let (hdr, body) = decode_reply(op::EXISTS, &frames[1]).unwrap();
+    assert_eq!((hdr.xid, hdr.err), (1, 0), "the read sees /x: {body:?}");
+    // The first session's create was answered by then too.
+    assert_eq!(Harness::sent(&seen, 1).len(), 1);
 }

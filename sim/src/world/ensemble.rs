@@ -258,7 +258,7 @@ impl<C: Client> World<C> {
             slot.closing = false;
             slot.link = Link::Dead;
             slot.watches.clear();
-        } else if failed.connect_lost {
+        } else if failed.connect_lost && !C::DRIVEN_FROM_OUTSIDE {
             // The connect response never came (S39): the client library
             // still has session id 0 and asks for a new session on its next
             // connection (`ClientCnxn` learns the id in `onConnected`); the
@@ -270,6 +270,9 @@ impl<C: Client> World<C> {
             slot.session = self.sessions.allocate();
             slot.link = Link::Connecting { fresh: true };
         } else {
+            // (A client driven from outside whose connect response never
+            // came asks for its new session itself, as a new client: this
+            // slot keeps the session created for it, which expires unheard.)
             slot.conn
                 .inbound
                 .push_back(Inbound::Session(SessionEvent::Disconnected));

@@ -13,7 +13,7 @@ use crate::client::{Client, OpId};
 use crate::proto::{Op, SessionId, Tick, Zxid};
 use crate::tree::Txn;
 
-use super::connection::Inbound;
+use super::connection::{Inbound, Pending};
 use super::slot::{ClientSlot, Link};
 use super::step::hold_touch;
 use super::{ClientId, Happening, ServerId, World, MAX_SESSION_TIMEOUT, MIN_SESSION_TIMEOUT};
@@ -65,9 +65,25 @@ impl<C: Client> World<C> {
             .set_timeout(session, negotiate_timeout(timeout));
         let id = self.clients.len();
         self.clients.push(ClientSlot::new(logic, session, server));
-        self.commit(Txn::CreateSession { session }, None, session, log);
+        let zxid = self.commit(Txn::CreateSession { session }, None, session, log);
+        if self.servers[server].applied < zxid {
+            // S39: a follower answers the connect, and reads anything more
+            // from the connection, once it has applied the session's
+            // creation; the client's `SyncConnected` is delivered then.
+            self.clients[id]
+                .conn
+                .pending
+                .push_back(Pending::Connect { zxid });
+        }
         self.call(id, log, |logic, cx| logic.start(cx));
         Ok((id, session))
+    }
+
+    /// The client's session was created on a server that has not applied
+    /// its creation yet (S39): no connect response may go out, and no
+    /// request is taken, until a `SyncConnected` is delivered to it.
+    pub fn is_connecting(&self, client: ClientId) -> bool {
+        self.clients[client].conn.connecting()
     }
 
     /// A disconnected client re-attaches its session on `server` (any
