@@ -30,24 +30,6 @@ impl Harness {
         }
     }
 
-    /// Send a new session's connect request on a new connection; what
-    /// came back (the connect response, unless it is held).
-    fn connect_new(&mut self, conn: ConnId, server: ServerId) -> Vec<Output> {
-        self.input(Input::Accepted { conn, server });
-        let body = encode_connect_request(&ConnectRequest {
-            protocol_version: 0,
-            last_zxid_seen: 0,
-            timeout_ms: 1000,
-            session_id: 0,
-            passwd: vec![0; 16],
-            read_only: Some(false),
-        });
-        self.input(Input::Bytes {
-            conn,
-            data: write_frame(&body),
-        })
-    }
-
     fn input(&mut self, input: Input) -> Vec<Output> {
         self.engine.handle(input, &mut self.out);
         std::mem::take(&mut self.out)
@@ -83,6 +65,21 @@ impl Harness {
         passwd: Vec<u8>,
         seen: i64,
     ) -> (ConnectResponse, Vec<Output>) {
+        let outputs = self.send_connect(conn, server, session_id, passwd, seen);
+        let frames = Self::sent(&outputs, conn);
+        (decode_connect_response(&frames[0]).unwrap(), outputs)
+    }
+
+    /// Open `conn` and send its connect request; what came back (the
+    /// connect response, unless the server holds it).
+    fn send_connect(
+        &mut self,
+        conn: ConnId,
+        server: ServerId,
+        session_id: i64,
+        passwd: Vec<u8>,
+        seen: i64,
+    ) -> Vec<Output> {
         self.input(Input::Accepted { conn, server });
         let body = encode_connect_request(&ConnectRequest {
             protocol_version: 0,
@@ -92,12 +89,10 @@ impl Harness {
             passwd,
             read_only: Some(false),
         });
-        let outputs = self.input(Input::Bytes {
+        self.input(Input::Bytes {
             conn,
             data: write_frame(&body),
-        });
-        let frames = Self::sent(&outputs, conn);
-        (decode_connect_response(&frames[0]).unwrap(), outputs)
+        })
     }
 
     fn request(&mut self, conn: ConnId, xid: i32, opcode: i32, request: Request) -> Vec<Output> {
@@ -326,7 +321,7 @@ fn a_new_session_on_a_lagging_follower_is_answered_once_its_creation_is_applied(
     assert!(h.engine.faults().is_lagging(1));
 
     // A new session on follower 1, which sends a read at once.
-    let mut seen = h.connect_new(2, 1);
+    let mut seen = h.send_connect(2, 1, 0, vec![0; 16], 0);
     let exists = Request::Exists {
         path: "/x".into(),
         watch: false,
