@@ -1,6 +1,7 @@
 //! An unmodified Rust client (`zookeeper-client` 0.11) against an
 //! in-process zkserve on loopback: data ops, a watch, a reconnect to
-//! another server with the session kept, an expiry decided by the server.
+//! another server with the session kept, an expiry decided by the server,
+//! a new session on a lagging follower (S39).
 
 use std::time::Duration;
 
@@ -181,4 +182,65 @@ async fn a_ttl_create_is_unimplemented_and_takes_a_zxid() {
     assert!(client.check_stat("/t").await.unwrap().is_none());
     drop(client);
     server.stop().await;
+}
+
+/// S39 through the wire: a new session on a lagging follower is connected
+/// only once that follower has applied the session's creation, so its
+/// first read shows a node written before it connected — never the
+/// follower's older state.
+#[tokio::test]
+async fn a_new_session_on_a_lagging_follower_first_reads_what_was_written_before_it() {
+    use zkserve::engine::faults::{Action, FaultPlan, FaultSpec, MAX_LAG_TICKS};
+    let spec = FaultSpec::parse("lag=1,within=1").unwrap();
+    // The longest lag the plan draws, so that the old behaviour (answer at
+    // once, stale read) could not hide behind a lag already over.
+    let seed = (0..1000)
+        .find(|&seed| {
+            matches!(FaultPlan::new(&spec, seed).planned[0].action,
+                Action::Lag { ticks, .. } if ticks == MAX_LAG_TICKS)
+        })
+        .expect("a seed drawing the longest lag");
+    let server = start(Options {
+        limits: Limits {
+            servers: 3,
+            tick_ms: 200,
+            faults: spec,
+            seed,
+            ..Limits::default()
+        },
+        bind: [127, 0, 0, 1].into(),
+        port: 0,
+        verbose: false,
+    })
+    .await
+    .expect("bind loopback ports");
+    let (leader, follower) = (server.addrs[0].to_string(), server.addrs[1].to_string());
+    let timeout_s = Duration::from_secs(4);
+
+    // The first data request, on follower 1, makes follower 1 lag; its
+    // reply waits for the lag's end, so it runs on its own task.
+    let writer = connect(&follower, timeout_s).await;
+    let create = tokio::spawn(async move { writer.create("/x", b"", &persistent()).await });
+    // The leader applies at once: once it shows /x, the create is ordered.
+    let witness = connect(&leader, timeout_s).await;
+    timeout(WAIT, async {
+        while witness.check_stat("/x").await.unwrap().is_none() {
+            tokio::task::yield_now().await;
+        }
+    })
+    .await
+    .expect("the leader shows /x");
+
+    let reader = connect(&follower, timeout_s).await;
+    assert!(
+        reader.check_stat("/x").await.unwrap().is_some(),
+        "the new session read follower 1 before it applied the session's creation"
+    );
+    timeout(WAIT, create)
+        .await
+        .expect("the create answered once the lag ended")
+        .unwrap()
+        .unwrap();
+    let stats = server.stop().await;
+    assert_eq!(stats.faults, 1, "{stats:?}");
 }
