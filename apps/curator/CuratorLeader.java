@@ -9,7 +9,10 @@ import org.apache.curator.framework.recipes.leader.LeaderLatch;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.Op;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 
 /**
@@ -24,7 +27,8 @@ import org.apache.zookeeper.data.Stat;
  * abandoned ({@code abandon}) and the candidate runs again with a new
  * latch; a write whose reply was lost is not sent again. Each write is
  * also fenced by the latch node the candidate was elected by (one multi:
- * check that node, then the version-checked set), because those checks
+ * check that node, then the version-checked set; the resource's create
+ * likewise), because those checks
  * alone are not enough: Curator tells the latch and the listeners of a
  * state change on its own threads, and a latch that re-creates its node
  * after a reconnect deletes the old one in the background, so a leader
@@ -118,7 +122,28 @@ public final class CuratorLeader {
             // is the lowest, so a write fenced by it is a leader's write.
             String elected = latch.getLastPathIsLeader();
             Emit.emit("leader", "candidate", index);
-            CuratorMutex.ensure(zk, careful, resource);
+            if (careful) {
+                // The resource's create is a leader's write too: fenced.
+                if (interruptions.get() != seen || !latch.hasLeadership() || elected == null) {
+                    Emit.emit("abandon", "candidate", index);
+                    return false;
+                }
+                ZooKeeper handle = zk.getZookeeperClient().getZooKeeper();
+                if (handle.exists(resource, false) == null) {
+                    try {
+                        handle.multi(List.of(Op.check(elected, -1),
+                                Op.create(resource, "0".getBytes(StandardCharsets.UTF_8),
+                                        ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT)));
+                    } catch (KeeperException.NodeExistsException e) {
+                        // Created by an earlier term whose reply was lost.
+                    } catch (KeeperException.NoNodeException e) {
+                        Emit.emit("abandon", "candidate", index);
+                        return false;
+                    }
+                }
+            } else {
+                CuratorMutex.retriedEnsure(zk, resource);
+            }
             for (int i = 0; i < args.getInt("writes", 1); i++) {
                 if (careful && (interruptions.get() != seen || !latch.hasLeadership() || elected == null)) {
                     Emit.emit("abandon", "candidate", index);
@@ -139,7 +164,7 @@ public final class CuratorLeader {
                                 Op.check(elected, -1),
                                 Op.setData(resource, bytes, stat.getVersion())));
                     } else {
-                        CuratorMutex.write(zk, false, resource, bytes, stat.getVersion());
+                        CuratorMutex.retriedWrite(zk, resource, bytes, stat.getVersion());
                     }
                     Emit.emit("write", "candidate", index, "value", value);
                 } catch (KeeperException.BadVersionException e) {

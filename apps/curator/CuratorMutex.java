@@ -9,6 +9,7 @@ import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 
 /**
@@ -20,7 +21,11 @@ import org.apache.zookeeper.data.Stat;
  * {@code --resource}, each under the mutex on {@code --lock}. By default a
  * worker's connection-state listener makes it stop work on SUSPENDED or
  * LOST: an increment whose lock hold saw either is abandoned, and a write
- * whose reply was lost is not sent again. With {@code --ignore-lost} the
+ * whose reply was lost is not sent again. Its writes (the resource's
+ * create too) go through the ZooKeeper handle of the session that owns
+ * the lock node, checked once per hold: Curator's own calls are retried
+ * on a new session after an expiry, and a check of the listener's count
+ * cannot stop one already under way (docs/RUNS.md). With {@code --ignore-lost} the
  * worker never acts on connection states (it still prints them) and lets
  * Curator retry its writes — the twin without the listener's protection.
  * {@code --hold-ms} makes each worker's first increment sleep between its
@@ -62,37 +67,37 @@ public final class CuratorMutex {
     }
 
     /**
-     * A version-checked write. Careful: sent once, on the ZooKeeper handle
-     * itself — a write whose reply is lost is abandoned, never sent again
-     * from a session that may no longer hold the lock. Otherwise through
-     * Curator, whose retry policy sends it again after a connection loss,
-     * and after an expiry from the new session.
+     * A version-checked write through Curator, whose retry policy sends it
+     * again after a connection loss, and after an expiry from the new
+     * session: the twins' write (careful workers write on their pinned
+     * handle instead, sent once).
      */
-    static void write(CuratorFramework zk, boolean careful, String path, byte[] data, int version)
-            throws Exception {
-        if (careful) {
-            zk.getZookeeperClient().getZooKeeper().setData(path, data, version);
-        } else {
-            zk.setData().withVersion(version).forPath(path, data);
-        }
+    static void retriedWrite(CuratorFramework zk, String path, byte[] data, int version) throws Exception {
+        zk.setData().withVersion(version).forPath(path, data);
     }
 
     /**
      * Create the resource if it is not there yet: called under the lock
      * (or by a leader), as every write to it — a judge of owner-writes
      * counts creates too. One left by an earlier run: counting goes on.
+     * On one session's handle: nothing is retried elsewhere.
      */
-    static void ensure(CuratorFramework zk, boolean careful, String resource) throws Exception {
+    static void ensure(ZooKeeper pinned, String resource) throws Exception {
+        if (pinned.exists(resource, false) == null) {
+            try {
+                pinned.create(resource, bytes("0"), org.apache.zookeeper.ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                        org.apache.zookeeper.CreateMode.PERSISTENT);
+            } catch (KeeperException.NodeExistsException e) {
+                // Created by an earlier hold whose reply was lost.
+            }
+        }
+    }
+
+    /** {@link #ensure(ZooKeeper, String)} through Curator, retried (the twins'). */
+    static void retriedEnsure(CuratorFramework zk, String resource) throws Exception {
         if (zk.checkExists().forPath(resource) == null) {
             try {
-                if (careful) {
-                    // Sent once, as the careful writes (see write).
-                    zk.getZookeeperClient().getZooKeeper().create(resource, bytes("0"),
-                            org.apache.zookeeper.ZooDefs.Ids.OPEN_ACL_UNSAFE,
-                            org.apache.zookeeper.CreateMode.PERSISTENT);
-                } else {
-                    zk.create().creatingParentsIfNeeded().forPath(resource, bytes("0"));
-                }
+                zk.create().creatingParentsIfNeeded().forPath(resource, bytes("0"));
             } catch (KeeperException.NodeExistsException e) {
                 // Created by an earlier hold whose reply was lost.
             }
@@ -142,7 +147,7 @@ public final class CuratorMutex {
                 int seen = interruptions.get();
                 Emit.emit("acquired", "worker", index);
                 try {
-                    increment(seen);
+                    increment(seen, mutex);
                 } catch (Exception e) {
                     Emit.emit("retry", "worker", index, "reason", e.getClass().getSimpleName());
                 } finally {
@@ -156,9 +161,23 @@ public final class CuratorMutex {
             }
         }
 
-        private void increment(int seen) throws Exception {
+        private void increment(int seen, InterProcessMutex mutex) throws Exception {
             String resource = args.get("resource", "/R");
-            ensure(zk, careful, resource);
+            // Careful: every write of this hold goes through one ZooKeeper
+            // handle, the session that owns the lock node — checked once.
+            // Curator replaces its handle after an expiry (and retries its
+            // own calls on the new one); a pinned handle's ops fail instead
+            // once its session is gone, and with it the lock node.
+            ZooKeeper pinned = careful ? ownerHandle(mutex) : null;
+            if (careful && (pinned == null || interruptions.get() != seen)) {
+                Emit.emit("abandon", "worker", index);
+                return;
+            }
+            if (careful) {
+                ensure(pinned, resource);
+            } else {
+                retriedEnsure(zk, resource);
+            }
             Stat stat = new Stat();
             byte[] data = zk.getData().storingStatIn(stat).forPath(resource);
             int read = Integer.parseInt(new String(data, StandardCharsets.UTF_8));
@@ -174,13 +193,30 @@ public final class CuratorMutex {
             }
             int value = read + 1;
             try {
-                write(zk, careful, resource, bytes(Integer.toString(value)), stat.getVersion());
+                if (careful) {
+                    pinned.setData(resource, bytes(Integer.toString(value)), stat.getVersion());
+                } else {
+                    retriedWrite(zk, resource, bytes(Integer.toString(value)), stat.getVersion());
+                }
             } catch (KeeperException.BadVersionException e) {
                 Emit.emit("conflict", "worker", index);
                 return;
             }
             Emit.emit("write", "worker", index, "value", value);
             done++;
+        }
+
+        /**
+         * The ZooKeeper handle whose session owns the lock node (the lowest
+         * participant, ours while we hold the mutex), or null when Curator's
+         * current handle is another session's: the one that acquired has
+         * expired meanwhile.
+         */
+        private ZooKeeper ownerHandle(InterProcessMutex mutex) throws Exception {
+            ZooKeeper handle = zk.getZookeeperClient().getZooKeeper();
+            String owner = mutex.getParticipantNodes().iterator().next();
+            Stat lock = handle.exists(owner, false);
+            return lock != null && lock.getEphemeralOwner() == handle.getSessionId() ? handle : null;
         }
 
         void stop() {
