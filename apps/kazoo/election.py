@@ -48,8 +48,13 @@ class Candidate:
         args = self.args
         seen = self.interruptions
         emit("leader", candidate=self.index)
-        # The resource is created by a leader, as every write to it.
+        # The resource is created by a leader, as every write to it; not
+        # after the retried `exists` came back through an expiry, on a new
+        # session that leads nothing (LOST is heard before that session).
         if self.retry(self.zk.exists, args.resource) is None:
+            if not args.ignore_lost and self.interruptions != seen:
+                emit("abandon", candidate=self.index)
+                return
             try:
                 self.zk.create(args.resource, b"0", makepath=True)
             except NodeExistsError:

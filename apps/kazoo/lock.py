@@ -84,18 +84,27 @@ class Worker:
                     pass
                 emit("released", worker=self.index)
 
-    def ensure_resource(self):
+    def ensure_resource(self, seen):
         """Create the resource if it is not there yet — under the lock, as
-        every write to it (a judge of owner-writes counts creates too)."""
+        every write to it (a judge of owner-writes counts creates too).
+        False when the careful worker abandons the hold instead: the
+        retried `exists` may have come back through an expiry, on a new
+        session that holds nothing (kazoo tells its listeners LOST before
+        it opens that session, so the check sees it)."""
         if self.retry(self.zk.exists, self.args.resource) is None:
+            if not self.args.ignore_lost and self.interruptions != seen:
+                return False
             try:
                 self.zk.create(self.args.resource, b"0", makepath=True)
                 emit("created", worker=self.index, path=self.args.resource)
             except NodeExistsError:
                 pass
+        return True
 
     def increment(self, seen):
-        self.ensure_resource()
+        if not self.ensure_resource(seen):
+            emit("abandon", worker=self.index)
+            return
         # Reads are retried through connection trouble (the check below
         # decides whether the hold still counts).
         data, stat = self.retry(self.zk.get, self.args.resource)
