@@ -214,8 +214,11 @@ public final class CuratorMutex {
          */
         private ZooKeeper ownerHandle(InterProcessMutex mutex) throws Exception {
             ZooKeeper handle = zk.getZookeeperClient().getZooKeeper();
-            String owner = mutex.getParticipantNodes().iterator().next();
-            Stat lock = handle.exists(owner, false);
+            java.util.Iterator<String> participants = mutex.getParticipantNodes().iterator();
+            if (!participants.hasNext()) {
+                return null;
+            }
+            Stat lock = handle.exists(participants.next(), false);
             return lock != null && lock.getEphemeralOwner() == handle.getSessionId() ? handle : null;
         }
 

@@ -14,11 +14,16 @@ use zookeeper_client as zk;
 const WAIT: Duration = Duration::from_secs(20);
 
 async fn serve(tick_ms: u64) -> Running {
+    serve_with(Limits {
+        tick_ms,
+        ..Limits::default()
+    })
+    .await
+}
+
+async fn serve_with(limits: Limits) -> Running {
     start(Options {
-        limits: Limits {
-            tick_ms,
-            ..Limits::default()
-        },
+        limits,
         bind: [127, 0, 0, 1].into(),
         port: 0,
         verbose: true,
@@ -200,20 +205,14 @@ async fn a_new_session_on_a_lagging_follower_first_reads_what_was_written_before
                 Action::Lag { ticks, .. } if ticks == MAX_LAG_TICKS)
         })
         .expect("a seed drawing the longest lag");
-    let server = start(Options {
-        limits: Limits {
-            servers: 3,
-            tick_ms: 200,
-            faults: spec,
-            seed,
-            ..Limits::default()
-        },
-        bind: [127, 0, 0, 1].into(),
-        port: 0,
-        verbose: false,
+    let server = serve_with(Limits {
+        servers: 3,
+        tick_ms: 200,
+        faults: spec,
+        seed,
+        ..Limits::default()
     })
-    .await
-    .expect("bind loopback ports");
+    .await;
     let (leader, follower) = (server.addrs[0].to_string(), server.addrs[1].to_string());
     let timeout_s = Duration::from_secs(4);
 
