@@ -193,6 +193,17 @@ fn check_claims<C: zkrecipes::RecipeSet>(input: &Input) -> Result<(), String> {
              the result carries no counterexample; {edited}"
         ));
     }
+    if let Some(c) = s
+        .counterexample
+        .as_ref()
+        .filter(|c| c.no_shorter_than > c.steps)
+    {
+        // The counterexample itself is a run of `steps` steps.
+        return Err(format!(
+            "{name}: field `counterexample.no_shorter_than` says no run of the story is shorter              than {} steps, but the counterexample has {}; {edited}",
+            c.no_shorter_than, c.steps
+        ));
+    }
     if let Some(token) = s.counterexample.as_ref().and_then(|c| c.token.as_deref()) {
         let decoded = zkcheck::token::Token::decode_as::<C>(token).map_err(|e| {
             format!("{name}: field `counterexample.token` is not a replay token: {e}")

@@ -120,6 +120,23 @@ fn check_json_is_one_object_on_stdout_and_merge_reads_it_back() {
     // Without the failing shard (1/3: seed 32), the others are no verdict
     // of the whole sweep: incomplete, exit 3, never ok.
     assert_eq!(exits, [Exit::Ok, Exit::Violation, Exit::Ok]);
+    // A bound beyond the counterexample's own length is a claim no shard
+    // makes: refused, naming the file and the field (the same file
+    // unedited merged above).
+    let mut value: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&paths[1]).unwrap()).unwrap();
+    let steps = value["counterexample"]["steps"].as_u64().unwrap();
+    value["counterexample"]["no_shorter_than"] = (steps + 1).into();
+    let forged = temp("cli-forged.json", &value.to_string());
+    assert_bad(
+        &zk(&["merge", &paths[0], &forged, &paths[2]]),
+        &[
+            "cli-forged.json",
+            "counterexample.no_shorter_than",
+            "was the result edited?",
+        ],
+    );
+
     let r = zk(&["merge", &paths[0], &paths[2]]);
     assert_eq!(r.exit, Exit::Incomplete, "{}", r.out);
     assert!(
