@@ -451,3 +451,50 @@ fn leaks_spares_a_holder_with_a_watch_that_can_still_fire() {
     assert_eq!(v.status, Status::Violation, "{}", text(&v));
     assert!(text(&v).contains("sent nothing after that"), "{}", text(&v));
 }
+
+/// A queue lock after session 2's expiry: its contender went with it, and
+/// the session that replaced it (4) re-set the old predecessor watch on
+/// the holder's node — as Curator's retried `getData(predecessor, watch)`
+/// does. The holder's release wakes session 3 (next in line) and 4.
+/// `queued`: session 4 also holds a contender, so it waits in line too.
+fn release_after_an_expiry(queued: bool) -> Build {
+    let mut h = Build::new();
+    h.connect(1).connect(2).connect(3);
+    let a = h.lock(1, "/L", "lock-");
+    let b = h.lock(2, "/L", "lock-");
+    h.lock(3, "/L", "lock-");
+    h.read(2, "getData", &a, true);
+    h.read(3, "getData", &b, true);
+    h.silence(2);
+    h.expire(2);
+    h.notify(3, "NodeDeleted", &b);
+    h.read(3, "getData", &a, true);
+    h.connect(4);
+    if queued {
+        h.lock(4, "/L", "lock-");
+    }
+    h.read(4, "getData", &a, true);
+    h.set(1, "/R", -1);
+    h.delete(1, &a);
+    h.notify(3, "NodeDeleted", &a).notify(4, "NodeDeleted", &a);
+    h.end();
+    h
+}
+
+#[test]
+fn herd_does_not_charge_a_wakeup_of_a_session_holding_no_contender() {
+    let v = judge(&Herd, &release_after_an_expiry(false));
+    assert_eq!(v.status, Status::Ok, "{}", text(&v));
+    assert_eq!(figure(&v, "woken sessions holding no contender"), "1");
+    assert_eq!(figure(&v, "notifications per release (max)"), "2");
+    // The twin: session 4 queued as well, so two waiters woke — a herd.
+    let v = judge(&Herd, &release_after_an_expiry(true));
+    assert_eq!(v.status, Status::Violation, "{}", text(&v));
+    assert!(v.summary.contains("woke 2 sessions"), "{}", text(&v));
+    assert!(
+        text(&v).contains("2 notifications to 2 waiting sessions (0x3, 0x4"),
+        "{}",
+        text(&v)
+    );
+    assert_eq!(figure(&v, "woken sessions holding no contender"), "0");
+}

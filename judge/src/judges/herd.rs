@@ -7,6 +7,15 @@
 //!
 //! Any child's deletion is a release, contender or not: a naive lock is
 //! one plain ephemeral node (`/L/lock`) that every waiter watches.
+//!
+//! Only sessions waiting in line count. When the lock path holds
+//! sequential contenders just before the change, a woken session that
+//! holds none of them is not waiting for this lock: its watch outlived its
+//! place in line. Curator does this after an expiry — the interrupted
+//! `getData(predecessor, watch)` of `InterProcessMutex` is retried on the
+//! session that replaced the expired one, whose contender went with the
+//! old session. Such wakeups are a figure, not a herd. With no contenders
+//! (one plain lock node), every woken session is a waiter.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -92,6 +101,40 @@ pub fn changes(run: &Run, lock: &str) -> (Vec<Change>, usize) {
     (by_zxid.into_values().collect(), uncharged)
 }
 
+/// The sessions `change` woke that wait in line for the lock (see the
+/// module's doc): all of them when the lock path had no contender just
+/// before the change, else those holding one.
+fn in_line(run: &Run, config: &Config, lock: &str, change: &Change) -> BTreeSet<i64> {
+    let woken = change.woken.iter().map(|(s, _)| *s);
+    let before = contender::at(&run.tree, &config.rules, lock, change.zxid - 1);
+    if before.is_empty() {
+        return woken.collect();
+    }
+    woken
+        .filter(|s| before.iter().any(|k| k.session() == *s))
+        .collect()
+}
+
+/// The sessions `change` woke that do not wait in line.
+fn not_in_line(run: &Run, config: &Config, lock: &str, change: &Change) -> BTreeSet<i64> {
+    let waiting = in_line(run, config, lock, change);
+    change
+        .woken
+        .iter()
+        .map(|(s, _)| *s)
+        .filter(|s| !waiting.contains(s))
+        .collect()
+}
+
+/// The record of the first notification to a session in `woken`.
+fn first_woken(change: &Change, woken: &BTreeSet<i64>) -> usize {
+    change
+        .woken
+        .iter()
+        .find(|(s, _)| woken.contains(s))
+        .map_or(change.index, |(_, i)| *i)
+}
+
 fn mean_max(counts: &[usize]) -> (String, usize) {
     let total: usize = counts.iter().sum();
     let mean = if counts.is_empty() {
@@ -130,8 +173,12 @@ impl Judge for Herd {
         let per_creation: Vec<usize> = creations.iter().map(|c| c.woken.len()).collect();
         let (mean, max) = mean_max(&per_release);
         let (cmean, cmax) = mean_max(&per_creation);
+        let stale: usize = changes
+            .iter()
+            .map(|c| not_in_line(run, config, lock, c).len())
+            .sum();
         let herd = changes.iter().find(|c| {
-            let woken: BTreeSet<i64> = c.woken.iter().map(|(s, _)| *s).collect();
+            let woken = in_line(run, config, lock, c);
             if woken.len() <= 1 {
                 return false;
             }
@@ -151,7 +198,7 @@ impl Judge for Herd {
                 ),
             ),
             Some(c) => {
-                let woken: BTreeSet<i64> = c.woken.iter().map(|(s, _)| *s).collect();
+                let woken = in_line(run, config, lock, c);
                 let names: Vec<String> = woken.iter().take(6).map(|s| format!("{s:#x}")).collect();
                 let what = if c.deleted.is_empty() {
                     format!("created {}", c.created.join(", "))
@@ -179,15 +226,24 @@ impl Judge for Herd {
                         contender::list(&before)
                     ),
                     format!(
-                        "it fired {} notifications to {} sessions ({}{}; the first at {}): at most one of them can take the lock next, the others wake only to watch again",
-                        c.woken.len(),
+                        "it fired {} notifications to {} waiting sessions ({}{}; the first at {}): at most one of them can take the lock next, the others wake only to watch again",
+                        c.woken.iter().filter(|(s, _)| woken.contains(s)).count(),
                         woken.len(),
                         names.join(", "),
                         if woken.len() > 6 { ", …" } else { "" },
-                        story::line(run, c.woken[0].1)
+                        story::line(run, first_woken(c, &woken))
                     ),
                 ])
-                .cite(run, std::iter::once(c.index).chain(c.woken.iter().map(|(_, i)| *i).take(6)))
+                .cite(
+                    run,
+                    std::iter::once(c.index).chain(
+                        c.woken
+                            .iter()
+                            .filter(|(s, _)| woken.contains(s))
+                            .map(|(_, i)| *i)
+                            .take(6),
+                    ),
+                )
             }
         };
         v.figure("releases", releases.len())
@@ -197,5 +253,6 @@ impl Judge for Herd {
             .figure("notifications per creation (mean)", cmean)
             .figure("notifications per creation (max)", cmax)
             .figure("notifications charged to no zxid", uncharged)
+            .figure("woken sessions holding no contender", stale)
     }
 }
