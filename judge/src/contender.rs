@@ -10,6 +10,10 @@
 //! sequence number, as every recipe orders them, not by name (Curator's
 //! and kazoo's names start with a random uuid).
 //!
+//! One plain name is a contender too: `lock`, with no sequence, the naive
+//! lock's single node (`/L/lock`) that whoever creates it holds and every
+//! waiter watches. It sorts first, as sequence 0 would.
+//!
 //! Read contenders share: one holds when no write contender comes before
 //! it. A write contender holds only when it is the lowest of all.
 
@@ -22,6 +26,9 @@ pub enum Kind {
     /// Holds with the other read contenders before the first writer.
     Shared,
 }
+
+/// The naive lock's node name: a contender with no sequence.
+pub const PLAIN_LOCK: &str = "lock";
 
 /// How contender names are recognised.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -51,8 +58,12 @@ impl Rules {
         self
     }
 
-    /// A child name's kind and sequence number, if it is a contender.
+    /// A child name's kind and sequence number, if it is a contender (the
+    /// plain `lock`: exclusive, sequence 0).
     pub fn parse(&self, name: &str) -> Option<(Kind, i64)> {
+        if name == PLAIN_LOCK {
+            return Some((Kind::Exclusive, 0));
+        }
         let split = name.len().checked_sub(10)?;
         if !name.is_char_boundary(split) {
             return None;
@@ -80,6 +91,12 @@ pub struct Contender<'t> {
 impl Contender<'_> {
     pub fn session(&self) -> i64 {
         self.life.session()
+    }
+
+    /// A place in a queue (a sequential node), not the naive lock's plain
+    /// node.
+    pub fn is_sequential(&self) -> bool {
+        self.life.name() != PLAIN_LOCK
     }
 }
 

@@ -400,3 +400,39 @@ fn a_write_under_a_read_lock_is_not_an_owners() {
     h.end();
     assert_eq!(strict(&h).status, Status::Ok, "{}", story(&strict(&h)));
 }
+
+/// The naive lock: one plain ephemeral /L/lock, created by whoever takes
+/// the lock. Each holder writes /R; `interloper`: session 2 writes /R while
+/// session 1 still holds /L/lock.
+fn naive_lock(interloper: bool) -> Build {
+    let mut h = Build::new();
+    h.connect(1).connect(2);
+    for s in 1..=2 {
+        if interloper && s == 1 {
+            h.create(1, "/L/lock", "ephemeral");
+            h.set(2, "/R", -1);
+            h.set(1, "/R", -1);
+            h.delete(1, "/L/lock");
+            continue;
+        }
+        h.create(s, "/L/lock", "ephemeral");
+        h.set(s, "/R", -1);
+        h.delete(s, "/L/lock");
+    }
+    h.end();
+    h
+}
+
+#[test]
+fn the_naive_locks_plain_node_makes_its_creator_the_owner() {
+    let v = strict(&naive_lock(false));
+    assert_eq!(v.status, Status::Ok, "{}", story(&v));
+    // The twin: a write by a session not holding /L/lock.
+    let v = strict(&naive_lock(true));
+    assert_eq!(v.status, Status::Violation, "{}", story(&v));
+    assert!(
+        story(&v).contains("the lock was session 0x1's: lock"),
+        "{}",
+        story(&v)
+    );
+}

@@ -14,8 +14,8 @@
 //! place in line. Curator does this after an expiry — the interrupted
 //! `getData(predecessor, watch)` of `InterProcessMutex` is retried on the
 //! session that replaced the expired one, whose contender went with the
-//! old session. Such wakeups are a figure, not a herd. With no contenders
-//! (one plain lock node), every woken session is a waiter.
+//! old session. Such wakeups are a figure, not a herd. With no sequential
+//! contenders (one plain lock node), every woken session is a waiter.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -102,12 +102,12 @@ pub fn changes(run: &Run, lock: &str) -> (Vec<Change>, usize) {
 }
 
 /// The sessions `change` woke that wait in line for the lock (see the
-/// module's doc): all of them when the lock path had no contender just
-/// before the change, else those holding one.
+/// module's doc): all of them when the lock path had no sequential
+/// contender just before the change, else those holding one.
 fn in_line(run: &Run, config: &Config, lock: &str, change: &Change) -> BTreeSet<i64> {
     let woken = change.woken.iter().map(|(s, _)| *s);
     let before = contender::at(&run.tree, &config.rules, lock, change.zxid - 1);
-    if before.is_empty() {
+    if !before.iter().any(|k| k.is_sequential()) {
         return woken.collect();
     }
     woken
