@@ -385,18 +385,23 @@ fn curator_mutex_without_the_listener_is_flagged_under_an_expiry() {
 // Elections: 3 candidates, the leader writing the resource while leading.
 
 const ELECTION: [&str; 4] = ["--leader", "/E", "--resource", "/W"];
-const CANDIDATES: [&str; 10] = [
-    "--candidates",
-    "3",
-    "--path",
-    "/E",
-    "--resource",
-    "/W",
-    "--writes",
-    "5",
-    "--hold-ms",
-    "20",
-];
+/// 3 candidates on /E, a term being 5 writes of /W `hold_ms` apart.
+fn candidates(hold_ms: &'static str) -> [&'static str; 10] {
+    [
+        "--candidates",
+        "3",
+        "--path",
+        "/E",
+        "--resource",
+        "/W",
+        "--writes",
+        "5",
+        "--hold-ms",
+        hold_ms,
+    ]
+}
+/// The careful candidates' terms: 5 writes 20 ms apart.
+const HOLD_MS: &str = "20";
 
 /// The election twins' runs: the expiry silences the first leader within
 /// its first four requests under /W, and each term lasts 1.5 s (5 writes
@@ -405,26 +410,16 @@ const CANDIDATES: [&str; 10] = [
 /// stands in /E — once the others have resigned, its new latch node is the
 /// lowest and the write is a leader's. A client hears of the expiry only
 /// when it reconnects (Curator 0.7 s after the server expired the session,
-/// kazoo 0.05 s, in two runs looked at); with 20 ms terms Curator's `LeaderLatch` twin was caught in 5 of 20 runs here
-/// and in none of 20 on a faster CI machine, with these 20 of 20
-/// (docs/RUNS.md, "Acceptance").
-const TWIN_CANDIDATES: [&str; 10] = [
-    "--candidates",
-    "3",
-    "--path",
-    "/E",
-    "--resource",
-    "/W",
-    "--writes",
-    "5",
-    "--hold-ms",
-    "300",
-];
+/// kazoo 0.05 s, in two runs looked at); with 20 ms terms Curator's
+/// `LeaderLatch` twin was caught in 5 of 20 runs here and in none of 20 on
+/// a faster CI machine, with these in 20 of 20 (docs/RUNS.md,
+/// "Acceptance").
+const TWIN_HOLD_MS: &str = "300";
 const TWIN_EXPIRY: [&str; 4] = ["--faults", "expiries=1,within=4", "--aim", "/W"];
 
 #[test]
 fn kazoo_election_never_has_two_leaders_acting_under_drops_and_an_expiry() {
-    let Some(app) = kazoo("election.py", &CANDIDATES) else {
+    let Some(app) = kazoo("election.py", &candidates(HOLD_MS)) else {
         return;
     };
     let runs = 20;
@@ -442,7 +437,7 @@ fn kazoo_election_never_has_two_leaders_acting_under_drops_and_an_expiry() {
 fn kazoo_election_leader_ignoring_lost_is_caught_acting_beside_the_next() {
     let Some(app) = kazoo(
         "election.py",
-        &[&TWIN_CANDIDATES[..], &["--ignore-lost"]].concat(),
+        &[&candidates(TWIN_HOLD_MS)[..], &["--ignore-lost"]].concat(),
     ) else {
         return;
     };
@@ -458,7 +453,7 @@ fn kazoo_election_leader_ignoring_lost_is_caught_acting_beside_the_next() {
 
 #[test]
 fn curator_leader_latch_never_has_two_leaders_acting_under_drops_and_an_expiry() {
-    let Some(app) = curator("CuratorLeader", &CANDIDATES) else {
+    let Some(app) = curator("CuratorLeader", &candidates(HOLD_MS)) else {
         return;
     };
     let runs = 10;
@@ -480,7 +475,7 @@ fn curator_leader_latch_never_has_two_leaders_acting_under_drops_and_an_expiry()
 fn curator_leader_latch_ignoring_lost_is_caught_acting_beside_the_next() {
     let Some(app) = curator(
         "CuratorLeader",
-        &[&TWIN_CANDIDATES[..], &["--ignore-lost"]].concat(),
+        &[&candidates(TWIN_HOLD_MS)[..], &["--ignore-lost"]].concat(),
     ) else {
         return;
     };
