@@ -198,6 +198,31 @@ impl Builder {
         self.alive[k].then_some(k)
     }
 
+    /// Before a long partition of follower `r`: each live session there
+    /// reads, and a tick passes, so that the follower's next ping has told
+    /// the leader. Without it the leader may last have heard from such a
+    /// session at its previous idle ping, up to a third of the timeout
+    /// before the cut; with the 10-tick cut and the reconnect after it, a
+    /// loaded CI machine once went past the 20-tick timeout and the real
+    /// leader expired a session the simulator (rightly, by its steps) kept.
+    fn touch_sessions_on(&mut self, r: usize) {
+        let on_r: Vec<usize> = (0..SESSIONS)
+            .filter(|&k| self.alive[k] && self.at[k] == r)
+            .collect();
+        for &k in &on_r {
+            self.push(Step::Op(
+                k,
+                Op::Exists {
+                    path: "/t".into(),
+                    watch: false,
+                },
+            ));
+        }
+        if !on_r.is_empty() {
+            self.push(Step::Sleep(1));
+        }
+    }
+
     /// The start of a lag or short partition of follower `r`: a session
     /// there sets `watch` (it fires when `r` applies, S19), and a session
     /// elsewhere makes `write`, which `r` does not have yet (S28).
@@ -273,6 +298,9 @@ impl Builder {
                 to,
             } => {
                 let r = 1 + r % 2;
+                if self.long {
+                    self.touch_sessions_on(r);
+                }
                 self.push(Step::Partition(r));
                 if self.long {
                     self.push(Step::Sleep(10));
