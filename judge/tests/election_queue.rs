@@ -251,3 +251,53 @@ fn queue_does_not_count_an_item_still_queued_as_lost() {
         v.summary
     );
 }
+
+/// Two candidates lead in turn and leave; then one more fault (a dropped
+/// connection). `resign`: the second deletes its own node (its term is
+/// over); else it goes with its session's expiry, a fault of its own.
+fn over_then_a_fault(resign: bool) -> Build {
+    let mut h = Build::new();
+    h.connect(1).connect(2);
+    let first = h.lock(1, "/E", "_c_1-latch-");
+    let second = h.lock(2, "/E", "_c_2-latch-");
+    h.set(1, "/R", -1);
+    h.delete(1, &first);
+    h.set(2, "/R", -1);
+    if resign {
+        h.delete(2, &second);
+    } else {
+        h.silence(2);
+        h.expire(2);
+    }
+    h.drop_connection(1);
+    h.end();
+    h
+}
+
+#[test]
+fn election_liveness_passes_an_election_over_before_the_last_fault() {
+    let v = judge(&ElectionLiveness, &over_then_a_fault(true));
+    assert_eq!(v.status, Status::Ok, "{}", text(&v));
+    assert!(
+        v.summary.contains(
+            "the election was over before the last fault (the server dropped connection 1 of session 0x1"
+        ),
+        "{}",
+        v.summary
+    );
+    assert!(
+        v.summary
+            .contains("its last candidate, _c_2-latch-0000000001 of session 0x2, resigned at zxid"),
+        "{}",
+        v.summary
+    );
+    // The twin: the last candidate did not resign, its session expired —
+    // the group was left without a leader.
+    let v = judge(&ElectionLiveness, &over_then_a_fault(false));
+    assert_eq!(v.status, Status::Violation, "{}", text(&v));
+    assert!(
+        text(&v).contains("no leader after the last fault"),
+        "{}",
+        text(&v)
+    );
+}

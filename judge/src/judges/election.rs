@@ -7,10 +7,15 @@
 //!   session acting without being elected.
 //! - `election-liveness`: after the last fault (or from the start, without
 //!   faults), at some commit the lowest candidate belongs to a session
-//!   still open: the group had a leader again.
+//!   still open: the group had a leader again. Unless the election was
+//!   over before that fault: nobody stood at it or after it, and the last
+//!   candidate to leave resigned (deleted its own node, rather than going
+//!   with its session). A lag healed after the last term (seen: kazoo's
+//!   election under `lag=2`) leaves nobody to elect, not a leaderless
+//!   group.
 
-use crate::contender;
-use crate::history::Record;
+use crate::contender::{self, Contender};
+use crate::history::{Record, TxnRecord};
 use crate::run::Run;
 use crate::story;
 use crate::verdict::{Config, Judge, Verdict};
@@ -106,6 +111,21 @@ impl Judge for ElectionLiveness {
             Some(f) => format!("after the last fault ({})", story::fault(run, f)),
             None => "in a run without faults".to_string(),
         };
+        if let (None, Some(f)) = (&elected, fault) {
+            if let Some(last) = over_before(run, config, leader, f) {
+                return Verdict::ok(
+                    self.name(),
+                    format!(
+                        "the election was over before the last fault ({}): its last candidate, {} of {}, resigned at zxid {} ({}), and nobody stood after",
+                        story::fault(run, f),
+                        last.life.name(),
+                        story::session(last.session()),
+                        last.life.deleted.unwrap_or_default(),
+                        story::line(run, last.life.deleted_at.unwrap_or_default())
+                    ),
+                );
+            }
+        }
         match elected {
             Some((i, zxid, s, name)) => Verdict::ok(
                 self.name(),
@@ -131,4 +151,29 @@ impl Judge for ElectionLiveness {
             }
         }
     }
+}
+
+/// The candidate whose resignation ended the election before fault `f`, if
+/// it was over: no candidate of an open session stood at `f`, none was
+/// created after it, and the last to leave deleted its own node (not gone
+/// with its session's close or expiry, which liveness must still judge).
+fn over_before<'t>(run: &'t Run, config: &Config, leader: &str, f: usize) -> Option<Contender<'t>> {
+    let at = run.zxid_before(f);
+    let ever = contender::ever(&run.tree, &config.rules, leader);
+    let standing = ever.iter().any(|c| {
+        c.life.created > at || (c.life.exists_at(at) && run.tree.session_open_at(c.session(), at))
+    });
+    if standing {
+        return None;
+    }
+    let last = ever
+        .into_iter()
+        .filter(|c| c.life.deleted.is_some_and(|d| d <= at))
+        .max_by_key(|c| c.life.deleted)?;
+    let Record::Commit { txn, .. } = run.record(last.life.deleted_at?) else {
+        return None;
+    };
+    let resigned = !matches!(txn, TxnRecord::CloseSession { .. })
+        && last.life.deleted_by == Some(last.session());
+    resigned.then_some(last)
 }
