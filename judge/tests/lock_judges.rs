@@ -498,3 +498,44 @@ fn herd_does_not_charge_a_wakeup_of_a_session_holding_no_contender() {
     );
     assert_eq!(figure(&v, "woken sessions holding no contender"), "0");
 }
+
+/// Session 1's first contender (A) is followed by session 2's (X), then
+/// session 1 queues again (B: its first create's reply was lost and its
+/// retry did not find A) and watches B's predecessor X; session 2 watches
+/// A. `found`: session 1 finds A after all and deletes it.
+fn queued_behind_itself(found: bool) -> Build {
+    let mut h = Build::new();
+    h.connect(1).connect(2);
+    let a = h.lock(1, "/L", "aa__lock__");
+    let x = h.lock(2, "/L", "xx__lock__");
+    h.lock(1, "/L", "aa__lock__");
+    h.read(1, "exists", &x, true);
+    h.read(2, "exists", &a, true);
+    if found {
+        h.delete(1, &a);
+        h.notify(2, "NodeDeleted", &a);
+        h.set(2, "/R", -1);
+    }
+    h.end();
+    h
+}
+
+#[test]
+fn leaks_catches_a_session_queued_behind_its_own_forgotten_contender() {
+    let v = judge(&Leaks, &queued_behind_itself(false));
+    assert_eq!(v.status, Status::Violation, "{}", text(&v));
+    let t = text(&v);
+    assert!(
+        t.contains("first: aa__lock__0000000000 of session 0x1"),
+        "{t}"
+    );
+    assert!(
+        t.contains(
+            "newer contender aa__lock__0000000002 waits behind it: the session waits for itself"
+        ),
+        "{t}"
+    );
+    // The twin: the session found its first contender and removed it.
+    let v = judge(&Leaks, &queued_behind_itself(true));
+    assert_eq!(v.status, Status::Ok, "{}", text(&v));
+}

@@ -5,6 +5,15 @@
 //! classic leak: a create whose reply was lost, retried under a new name).
 //! Such a node blocks everyone queued behind it until its session ends.
 //!
+//! An older contender that its own session's newer one must wait behind
+//! (either of them exclusive) is a leak whatever watches the session has:
+//! they are the newer contender's wait, and the wait can only end with
+//! the older node, which nothing will delete — the session waits for
+//! itself. Seen: kazoo's `Lock` under `lag=2,partitions=1`: a create whose
+//! reply was lost, retried after a reconnect to a lagging follower whose
+//! `getChildren` did not yet list the first node, queued again behind it,
+//! and every worker waited until the app's deadline.
+//!
 //! [`standing`] is the end state the `liveness` judge reads too.
 
 use crate::contender::{self, Contender, Kind};
@@ -29,6 +38,9 @@ pub struct Standing<'r> {
     pub acted: bool,
     /// Its session has a newer contender under the lock path.
     pub superseded: bool,
+    /// That newer contender must wait for this one (either is exclusive):
+    /// the session waits for itself.
+    pub blocks_own: Option<Contender<'r>>,
     /// What it waits behind at the end (for a waiter).
     pub waits_for: Option<Contender<'r>>,
     /// Its session's watches that can still fire.
@@ -83,11 +95,20 @@ pub fn standing<'r>(run: &'r Run, config: &Config, lock: &str) -> Vec<Standing<'
                 _ => false,
             };
             let superseded = now.iter().any(|o| o.session() == s && o.seq > c.seq);
+            let blocks_own = now
+                .iter()
+                .find(|o| {
+                    o.session() == s
+                        && o.seq > c.seq
+                        && (o.kind == Kind::Exclusive || c.kind == Kind::Exclusive)
+                })
+                .cloned();
             Standing {
                 holds,
                 held_from,
                 acted,
                 superseded,
+                blocks_own,
                 waits_for: contender::waits_for(&now, c).cloned(),
                 live_watches: pending
                     .iter()
@@ -142,7 +163,10 @@ impl Judge for Leaks {
         let standing = standing(run, config, lock);
         let leaked: Vec<&Standing<'_>> = standing
             .iter()
-            .filter(|s| s.live_watches.is_empty() && ((s.holds && !s.acted) || s.superseded))
+            .filter(|s| {
+                s.blocks_own.is_some()
+                    || (s.live_watches.is_empty() && ((s.holds && !s.acted) || s.superseded))
+            })
             .collect();
         let Some(first) = leaked.first() else {
             return Verdict::ok(
@@ -190,10 +214,17 @@ impl Judge for Leaks {
             }
             None => format!("{} never sent a request", story::session(s)),
         });
-        story.push(format!(
-            "{} has no watch that can still fire: nothing will make it delete the node, so whoever queues behind it waits until the session ends",
-            story::session(s)
-        ));
+        story.push(match &first.blocks_own {
+            Some(newer) => format!(
+                "{}'s newer contender {} waits behind it: the session waits for itself, and nothing will make it delete the node, so it and whoever queues behind it wait until the session ends",
+                story::session(s),
+                newer.life.name()
+            ),
+            None => format!(
+                "{} has no watch that can still fire: nothing will make it delete the node, so whoever queues behind it waits until the session ends",
+                story::session(s)
+            ),
+        });
         story.push(story::fault_clause(run, c.life.created_at + 1));
         Verdict::violation(
             self.name(),
