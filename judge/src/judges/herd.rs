@@ -115,17 +115,6 @@ fn in_line(run: &Run, config: &Config, lock: &str, change: &Change) -> BTreeSet<
         .collect()
 }
 
-/// The sessions `change` woke that do not wait in line.
-fn not_in_line(run: &Run, config: &Config, lock: &str, change: &Change) -> BTreeSet<i64> {
-    let waiting = in_line(run, config, lock, change);
-    change
-        .woken
-        .iter()
-        .map(|(s, _)| *s)
-        .filter(|s| !waiting.contains(s))
-        .collect()
-}
-
 /// The record of the first notification to a session in `woken`.
 fn first_woken(change: &Change, woken: &BTreeSet<i64>) -> usize {
     change
@@ -173,12 +162,21 @@ impl Judge for Herd {
         let per_creation: Vec<usize> = creations.iter().map(|c| c.woken.len()).collect();
         let (mean, max) = mean_max(&per_release);
         let (cmean, cmax) = mean_max(&per_creation);
+        // Each change's waiting sessions, once: the herd test, the story
+        // and the stale-wakeup figure all read them.
+        let waiting: Vec<BTreeSet<i64>> = changes
+            .iter()
+            .map(|c| in_line(run, config, lock, c))
+            .collect();
         let stale: usize = changes
             .iter()
-            .map(|c| not_in_line(run, config, lock, c).len())
+            .zip(&waiting)
+            .map(|(c, w)| {
+                let woken: BTreeSet<i64> = c.woken.iter().map(|(s, _)| *s).collect();
+                woken.difference(w).count()
+            })
             .sum();
-        let herd = changes.iter().find(|c| {
-            let woken = in_line(run, config, lock, c);
+        let herd = changes.iter().zip(&waiting).find(|(c, woken)| {
             if woken.len() <= 1 {
                 return false;
             }
@@ -197,8 +195,7 @@ impl Judge for Herd {
                     releases.len()
                 ),
             ),
-            Some(c) => {
-                let woken = in_line(run, config, lock, c);
+            Some((c, woken)) => {
                 let names: Vec<String> = woken.iter().take(6).map(|s| format!("{s:#x}")).collect();
                 let what = if c.deleted.is_empty() {
                     format!("created {}", c.created.join(", "))
@@ -231,7 +228,7 @@ impl Judge for Herd {
                         woken.len(),
                         names.join(", "),
                         if woken.len() > 6 { ", …" } else { "" },
-                        story::line(run, first_woken(c, &woken))
+                        story::line(run, first_woken(c, woken))
                     ),
                 ])
                 .cite(
