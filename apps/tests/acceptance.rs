@@ -291,6 +291,27 @@ fn kazoo_lock_ignoring_lost_writes_without_the_lock_within_20_runs() {
     r.assert_rejudged_and_replayed(&LOCK);
 }
 
+/// The skip-predecessor twin's faults (why so many: in the test below).
+const MANY_DROPS: [&str; 4] = ["--faults", "drops=16,within=100", "--aim", "/L"];
+
+#[test]
+fn kazoo_lock_holds_under_the_skip_predecessor_twins_drops() {
+    // The twin's correct sibling, kazoo's own `Lock`, on the very faults
+    // that catch the twin.
+    let Some(app) = kazoo("lock.py", &["--threads", "5", "--increments", "20"]) else {
+        return;
+    };
+    let runs = 10;
+    let r = Runs::go(
+        "kazoo-lock-many-drops",
+        &app,
+        runs,
+        0,
+        &[&MANY_DROPS[..], &LOCK[..]].concat(),
+    );
+    r.assert_all_ok(runs as usize);
+}
+
 #[test]
 fn kazoo_lock_skipping_the_predecessor_check_is_flagged_within_20_runs() {
     let Some(app) = kazoo(
@@ -317,17 +338,7 @@ fn kazoo_lock_skipping_the_predecessor_check_is_flagged_within_20_runs() {
         &app,
         20,
         0,
-        &[
-            &[
-                "--faults",
-                "drops=16,within=100",
-                "--aim",
-                "/L",
-                "--until-violation",
-            ],
-            &LOCK[..],
-        ]
-        .concat(),
+        &[&MANY_DROPS[..], &["--until-violation"], &LOCK[..]].concat(),
     );
     r.assert_caught("owner-writes");
     // The two owners — whose the lock was, and the writer — and /L's
@@ -487,6 +498,30 @@ fn curator_leader_latch_ignoring_lost_is_caught_acting_beside_the_next() {
         &[&TWIN_EXPIRY[..], &["--until-violation"], &ELECTION[..]].concat(),
     );
     r.assert_caught("election-safety");
+}
+
+#[test]
+fn careful_leaders_hold_in_the_ignoring_lost_twins_runs() {
+    // The twins' correct siblings on the very faults and terms that catch
+    // the twins: the expiry early in the first term, 300 ms between writes.
+    let careful = candidates(TWIN_HOLD_MS);
+    let (Some(kazoo_app), Some(curator_app)) = (
+        kazoo("election.py", &careful),
+        curator("CuratorLeader", &careful),
+    ) else {
+        return;
+    };
+    let runs = 5;
+    let flags = [&TWIN_EXPIRY[..], &ELECTION[..]].concat();
+    for (name, app) in [
+        ("kazoo-election-twin-runs", kazoo_app),
+        ("curator-leader-twin-runs", curator_app),
+    ] {
+        let r = Runs::go(name, &app, runs, 0, &flags);
+        // As for the careful leaders above: no violation, nearly every run
+        // complete (an app may end by its own deadline: incomplete).
+        r.assert_no_violation_and_mostly_complete(runs as usize, runs as usize - 1);
+    }
 }
 
 // Queues: consumers report each item as /R/<item>.
